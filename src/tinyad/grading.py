@@ -1,0 +1,150 @@
+"""Helpers that the exercise check cells call.
+
+A failed check raises ``AssertionError`` with a message in four parts: what was
+tried, what was expected, what came back, and a hint. A learner reading it
+should know what to look at next without reading this file.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Iterable, Sequence
+
+import numpy as np
+
+from tinyad.graph import topo_sort
+
+
+def fail(what: str, tried: Any, expected: Any, got: Any, hint: str) -> None:
+    """Raise the course's AssertionError: what was checked, the input, both answers, a hint."""
+    raise AssertionError(
+        f"{what}\n"
+        f"  tried:    {tried}\n"
+        f"  expected: {expected}\n"
+        f"  got:      {got}\n"
+        f"  hint:     {hint}"
+    )
+
+
+def check(condition: bool, what: str, tried: Any, expected: Any, got: Any, hint: str) -> None:
+    """Pass silently if ``condition`` holds, else fail with the four-part message."""
+    if not condition:
+        fail(what, tried, expected, got, hint)
+
+
+def _is_number(x: Any) -> bool:
+    return isinstance(x, (int, float, np.number)) and not isinstance(x, bool)
+
+
+def check_close(
+    got: Any,
+    expected: Any,
+    what: str,
+    tried: Any,
+    hint: str,
+    atol: float = 1e-9,
+    rtol: float = 1e-7,
+) -> None:
+    """``got`` equals ``expected`` (a number or an array) to within ``atol + rtol * |expected|``."""
+    if hasattr(got, "data") and not isinstance(got, np.ndarray):
+        fail(what, tried, expected, f"{got!r} (a {type(got).__name__})", "return a plain number, "
+             "not a node: use .data (or .item())")
+    if expected is None or got is None:
+        check(got is expected, what, tried, expected, got, hint)
+        return
+    expected_arr = np.asarray(expected, dtype=np.float64)
+    try:
+        got_arr = np.asarray(got, dtype=np.float64)
+    except (TypeError, ValueError):
+        fail(what, tried, expected, f"{got!r} (a {type(got).__name__})", hint)
+    if got_arr.shape != expected_arr.shape:
+        fail(what, tried, f"shape {expected_arr.shape}", f"shape {got_arr.shape}", hint)
+    if not np.allclose(got_arr, expected_arr, atol=atol, rtol=rtol, equal_nan=False):
+        fail(what, tried, _show(expected), _show(got), hint)
+
+
+def _show(x: Any) -> str:
+    if _is_number(x):
+        return f"{float(x):.10g}"
+    if isinstance(x, np.ndarray):
+        return np.array2string(x, precision=6)
+    return repr(x)
+
+
+def check_gradients(
+    f: Callable[..., Any],
+    points: Iterable[Sequence[float]],
+    what: str,
+    hint: str,
+    eps: float = 1e-6,
+    atol: float = 1e-5,
+    rtol: float = 1e-4,
+) -> None:
+    """At each point, ``f`` on fresh ``Value`` leaves has gradients that match finite differences.
+
+    ``f`` takes as many Values as a point has numbers and returns a Value.
+    Its gradients (from ``backward``) are compared with central differences of
+    the same ``f`` evaluated on plain Values.
+    """
+    from tinyad.scalar import Value
+
+    for point in points:
+        leaves = [Value(x) for x in point]
+        out = f(*leaves)
+        tried = f"{getattr(f, '__name__', 'f')}{tuple(point)}"
+        check(
+            isinstance(out, Value), what, tried, "a Value", f"{out!r} (a {type(out).__name__})",
+            "build the result from the Value inputs with Value operations",
+        )
+        out.backward()
+        for i, x in enumerate(point):
+            up = f(*[Value(p + eps if j == i else p) for j, p in enumerate(point)]).data
+            down = f(*[Value(p - eps if j == i else p) for j, p in enumerate(point)]).data
+            slope = (up - down) / (2 * eps)
+            got = leaves[i].grad
+            check(
+                abs(got - slope) <= atol + rtol * abs(slope),
+                what,
+                tried,
+                f"d/d(input {i}) = {slope:.8g} (finite differences)",
+                f"{got:.8g} (from backward)",
+                hint,
+            )
+
+
+def check_topo_order(order: Any, root: Any, hint: str) -> None:
+    """``order`` holds every node reachable from ``root`` once, parents before children, root last.
+
+    Any order with these properties passes, not only the one the engine makes.
+    """
+    what = "a topological order of the graph"
+    tried = f"the graph behind {root!r}"
+    check(
+        isinstance(order, list), what, tried, "a list of nodes", f"a {type(order).__name__}",
+        "return a list",
+    )
+    reachable = topo_sort(root)
+    ids = [id(n) for n in order]
+    check(
+        len(ids) == len(set(ids)), what, tried, "each node once",
+        f"{len(ids) - len(set(ids))} repeated entries",
+        "remember the nodes you have visited and skip them the second time",
+    )
+    check(
+        set(ids) == {id(n) for n in reachable}, what, tried, f"the {len(reachable)} reachable nodes",
+        f"{len(ids)} nodes, of which {len(set(ids) & {id(n) for n in reachable})} are reachable",
+        hint,
+    )
+    position = {id(n): k for k, n in enumerate(order)}
+    for node in order:
+        for parent in node.parents:
+            check(
+                position[id(parent)] < position[id(node)], what, tried,
+                "every parent before its child",
+                f"{parent!r} (position {position[id(parent)]}) after its child "
+                f"{node!r} (position {position[id(node)]})",
+                hint,
+            )
+    check(
+        order[-1] is root, what, tried, "the root last", f"{order[-1]!r} last",
+        "the root depends on everything, so it is appended after all the others",
+    )

@@ -1,0 +1,80 @@
+"""The computation graph, walked once for both engines.
+
+A node is anything with three attributes:
+
+- ``parents``: the tuple of nodes it was computed from (``()`` for a leaf);
+- ``grad``: where the gradient of the output with respect to the node collects;
+- ``_backward``: ``None`` for a leaf, else a plain function ``rule(node)`` that adds
+  ``node.grad`` times the local derivative into each parent's ``grad``.
+
+``Value`` (the scalar engine) and ``Tensor`` (the array engine) are both such nodes,
+so both hand their output to the same two functions below: ``topo_sort`` and
+``backward``. Nothing else in tinyad walks a graph.
+
+The rules are plain functions of the node, not closures stored on it: a closure
+that refers back to its own node makes a reference cycle, and a graph full of
+cycles is freed only by Python's cyclic garbage collector, slowly. Here every
+reference points from a node to its parents, so a graph is freed the moment its
+last outside reference goes.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+
+def topo_sort(root: Any) -> list:
+    """Every node reachable from ``root`` once, each after all of its parents.
+
+    Depth-first post-order: a node is appended only when all of its parents are
+    in the list already, so parents come first and ``root`` comes last. The
+    depth-first search keeps its own stack instead of recursing, so a chain of a
+    million nodes sorts without ``RecursionError``.
+    """
+    order: list = []
+    visited: set[int] = set()
+    # Each stack entry is a node and an iterator over the parents not yet visited.
+    stack = [(root, iter(root.parents))]
+    visited.add(id(root))
+    while stack:
+        node, pending = stack[-1]
+        for parent in pending:
+            if id(parent) not in visited:
+                visited.add(id(parent))
+                stack.append((parent, iter(parent.parents)))
+                break
+        else:
+            # Every parent is placed: the node can follow them.
+            stack.pop()
+            order.append(node)
+    return order
+
+
+def backward(root: Any, seed: Any, interior_grad: Any, release: bool = False) -> None:
+    """Back-propagate from ``root``: sort, reset, seed, then walk in reverse.
+
+    1. ``topo_sort`` the graph.
+    2. Set the ``grad`` of every interior node (one with parents) to
+       ``interior_grad``, so an earlier backward leaves nothing behind in them.
+       Leaves are not reset: their gradients accumulate across calls.
+    3. Seed ``root.grad`` with ``seed`` (1 for a scalar output).
+    4. Visit the nodes in reverse topological order, so a node's rule runs only
+       after every node that uses it has added its share into ``node.grad``.
+
+    With ``release=True`` each interior node lets go of its parents, its saved
+    buffers and its gradient as soon as its rule has run: that gradient has
+    been passed on, and nothing will ask for it again.
+    """
+    order = topo_sort(root)
+    for node in order:
+        if node.parents:
+            node.grad = interior_grad
+    root.grad = seed
+    while order:
+        node = order.pop()  # pop from the end: reverse topological order
+        rule: Callable[[Any], None] | None = node._backward
+        if rule is None:
+            continue
+        rule(node)
+        if release:
+            node._release()

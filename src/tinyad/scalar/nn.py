@@ -1,0 +1,139 @@
+"""Neural networks made of ``Value``s: neurons, layers, MLPs and an RNN cell.
+
+Parameters are leaves of the graph. Their initial values come from
+``random.Random(seed)``: the same seed gives the same network.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from typing import Sequence, Union
+
+from tinyad.scalar.value import Value
+
+Input = Sequence[Union[Value, float]]
+
+
+def _child_seed(rng: random.Random) -> int:
+    """A seed for a sub-module, drawn from its parent's generator."""
+    return rng.getrandbits(32)
+
+
+def _check_length(x: Input, expected: int, who: str) -> None:
+    if len(x) != expected:
+        raise ValueError(f"{who} takes {expected} inputs, got {len(x)}")
+
+
+class Module:
+    """Something with parameters: a neuron, a layer, a network."""
+
+    def parameters(self) -> list[Value]:
+        return []
+
+    def zero_grad(self) -> None:
+        """Clear the gradients of every parameter (they accumulate otherwise)."""
+        for p in self.parameters():
+            p.grad = 0.0
+
+
+class Neuron(Module):
+    """``tanh(w . x + b)``, or ``w . x + b`` with ``nonlin=False``: one weight per input."""
+
+    def __init__(self, nin: int, nonlin: bool = True, seed: int | None = None) -> None:
+        rng = random.Random(seed)
+        scale = 1.0 / math.sqrt(nin)  # keeps w . x of order 1, so tanh does not saturate
+        self.w = [Value(rng.uniform(-scale, scale)) for _ in range(nin)]
+        self.b = Value(0.0)
+        self.nonlin = nonlin
+
+    def __call__(self, x: Input) -> Value:
+        _check_length(x, len(self.w), "this neuron")
+        act = self.b
+        for wi, xi in zip(self.w, x):
+            act = act + wi * xi
+        return act.tanh() if self.nonlin else act
+
+    def parameters(self) -> list[Value]:
+        return self.w + [self.b]
+
+    def __repr__(self) -> str:
+        kind = "tanh" if self.nonlin else "linear"
+        return f"Neuron({len(self.w)}, {kind})"
+
+
+class Layer(Module):
+    """``nout`` neurons that all read the same ``nin`` inputs."""
+
+    def __init__(self, nin: int, nout: int, seed: int | None = None, **kw) -> None:
+        rng = random.Random(seed)
+        self.neurons = [Neuron(nin, seed=_child_seed(rng), **kw) for _ in range(nout)]
+
+    def __call__(self, x: Input) -> list[Value]:
+        return [n(x) for n in self.neurons]
+
+    def parameters(self) -> list[Value]:
+        return [p for n in self.neurons for p in n.parameters()]
+
+    def __repr__(self) -> str:
+        return f"Layer([{', '.join(repr(n) for n in self.neurons)}])"
+
+
+class MLP(Module):
+    """Layers in sequence: tanh in every layer but the last, which is linear."""
+
+    def __init__(self, nin: int, nouts: Sequence[int], seed: int | None = None) -> None:
+        rng = random.Random(seed)
+        sizes = [nin] + list(nouts)
+        self.layers = [
+            Layer(sizes[i], sizes[i + 1], seed=_child_seed(rng), nonlin=i != len(nouts) - 1)
+            for i in range(len(nouts))
+        ]
+
+    def __call__(self, x: Input) -> list[Value]:
+        for layer in self.layers:
+            x = layer(x)
+        return x
+
+    def parameters(self) -> list[Value]:
+        return [p for layer in self.layers for p in layer.parameters()]
+
+    def __repr__(self) -> str:
+        sizes = [len(self.layers[0].neurons[0].w)] + [len(layer.neurons) for layer in self.layers]
+        return f"MLP({'-'.join(str(s) for s in sizes)})"
+
+
+class RNNCell(Module):
+    """One step of a recurrent network: ``h_t = tanh(W_x x_t + W_h h_{t-1} + b)``.
+
+    ``cell(x, h)`` takes ``x`` of length ``nin`` and ``h`` of length ``nhidden``
+    and returns the new hidden state, a list of ``nhidden`` Values. Unrolled over a
+    sequence, the same weights are used at every step.
+    """
+
+    def __init__(self, nin: int, nhidden: int, seed: int | None = None) -> None:
+        rng = random.Random(seed)
+        sx, sh = 1.0 / math.sqrt(nin), 1.0 / math.sqrt(nhidden)
+        self.wx = [[Value(rng.uniform(-sx, sx)) for _ in range(nin)] for _ in range(nhidden)]
+        self.wh = [[Value(rng.uniform(-sh, sh)) for _ in range(nhidden)] for _ in range(nhidden)]
+        self.b = [Value(0.0) for _ in range(nhidden)]
+        self.nin, self.nhidden = nin, nhidden
+
+    def __call__(self, x: Input, h: Input) -> list[Value]:
+        _check_length(x, self.nin, "this RNN cell's x")
+        _check_length(h, self.nhidden, "this RNN cell's h")
+        new_h = []
+        for wx_row, wh_row, b in zip(self.wx, self.wh, self.b):
+            act = b
+            for w, xi in zip(wx_row, x):
+                act = act + w * xi
+            for w, hi in zip(wh_row, h):
+                act = act + w * hi
+            new_h.append(act.tanh())
+        return new_h
+
+    def parameters(self) -> list[Value]:
+        return [p for row in self.wx for p in row] + [p for row in self.wh for p in row] + self.b
+
+    def __repr__(self) -> str:
+        return f"RNNCell(nin={self.nin}, nhidden={self.nhidden})"
