@@ -1,0 +1,76 @@
+"""The set-up files agree: environment.yml names what pyproject.toml names."""
+
+from __future__ import annotations
+
+import re
+from importlib.metadata import requires
+from pathlib import Path
+
+import yaml
+
+ROOT = Path(__file__).resolve().parent.parent
+
+# conda-forge spells a few packages differently from PyPI.
+CONDA_TO_PIP = {"python-graphviz": "graphviz"}
+# In environment.yml but not a pip requirement: the interpreter, pip, and the dot program.
+CONDA_ONLY = {"python", "pip", "graphviz"}
+
+
+def _split(spec: str) -> tuple[str, str]:
+    name, version = re.match(r"\s*([A-Za-z0-9_.\-]+)\s*(.*)", spec).groups()
+    return name.lower(), version.replace(" ", "")
+
+
+def _pip_requirements() -> dict[str, str]:
+    """Runtime dependencies and the test extra, as installed from pyproject.toml."""
+    wanted = {}
+    for req in requires("tinyad") or []:
+        spec, _, marker = req.partition(";")
+        if marker and "extra == \"test\"" not in marker:
+            continue
+        name, version = _split(spec)
+        wanted[name] = version
+    return wanted
+
+
+def _conda_requirements() -> dict[str, str]:
+    env = yaml.safe_load((ROOT / "environment.yml").read_text())
+    assert env["channels"] == ["conda-forge"]
+    found = {}
+    for dep in env["dependencies"]:
+        if not isinstance(dep, str):
+            continue  # a pip: section
+        name, version = _split(dep)
+        if name in CONDA_ONLY:
+            continue
+        found[CONDA_TO_PIP.get(name, name)] = version
+    return found
+
+
+def test_environment_yml_and_pyproject_name_the_same_packages():
+    pip, conda = _pip_requirements(), _conda_requirements()
+    assert set(conda) == set(pip), (
+        f"only in environment.yml: {sorted(set(conda) - set(pip))}; "
+        f"only in pyproject.toml: {sorted(set(pip) - set(conda))}"
+    )
+    differ = {name: (pip[name], conda[name]) for name in pip if pip[name] != conda[name]}
+    assert not differ, f"versions differ (pyproject, environment.yml): {differ}"
+
+
+def test_environment_yml_brings_the_graphviz_program_and_python():
+    env = yaml.safe_load((ROOT / "environment.yml").read_text())
+    names = {_split(d)[0] for d in env["dependencies"] if isinstance(d, str)}
+    assert {"graphviz", "python-graphviz", "python", "pip"} <= names
+
+
+def test_binder_installs_tinyad_after_the_environment():
+    post_build = (ROOT / "postBuild").read_text()
+    assert "pip install --no-deps -e ." in post_build
+
+
+def test_ci_runs_the_readme_test_command():
+    readme = (ROOT / "README.md").read_text()
+    ci = (ROOT / ".ci" / "run").read_text()
+    command = 'python -m pip install -e ".[test]" && python -m pytest'
+    assert command in readme and command in ci
+    assert "torch==2.13.0" in ci
