@@ -7,5 +7,7 @@ walk, ``tinyad.graph``.
 from tinyad.gradcheck import gradcheck
 from tinyad.graph import topo_sort
 from tinyad.scalar import Value
+from tinyad.tensor import Tensor, checkpoint, no_grad
+from tinyad.viz import draw
 
-__all__ = ["Value", "topo_sort", "gradcheck"]
+__all__ = ["Value", "topo_sort", "gradcheck", "draw", "Tensor", "no_grad", "checkpoint"]

@@ -48,12 +48,15 @@ def gradcheck(
     if not inputs:
         raise ValueError("gradcheck needs at least one input")
     saved = [(x.data, x.grad) for x in inputs]
+    # A Tensor input is checked whether or not it was made with requires_grad=True.
+    needs_grad = [getattr(x, "requires_grad", None) for x in inputs]
     try:
         # The engine's answer: one backward from fresh gradients.
         for x in inputs:
             x.grad = 0.0 if isinstance(x.data, float) else None
             if not isinstance(x.data, float):
                 x.data = np.asarray(x.data, dtype=np.float64)
+                x.requires_grad = True
         out = f(*inputs)
         _scalar(out)
         out.backward()
@@ -80,8 +83,10 @@ def gradcheck(
                 )
         return True
     finally:
-        for x, (data, grad) in zip(inputs, saved):
+        for x, (data, grad), needed in zip(inputs, saved, needs_grad):
             x.data, x.grad = data, grad
+            if needed is not None:
+                x.requires_grad = needed
 
 
 def _central_difference(f: Callable, inputs: tuple, x: Any, index: tuple, eps: float) -> float:

@@ -148,3 +148,36 @@ def check_topo_order(order: Any, root: Any, hint: str) -> None:
         order[-1] is root, what, tried, "the root last", f"{order[-1]!r} last",
         "the root depends on everything, so it is appended after all the others",
     )
+
+
+def call_without_recursion(fn: Callable[..., Any], *args: Any, what: str, tried: str) -> Any:
+    """``fn(*args)``; a ``RecursionError`` fails the check with a hint to keep an explicit stack."""
+    import sys
+
+    try:
+        return fn(*args)
+    except RecursionError:
+        pass  # fail outside the except block, so the message is not buried under the traceback
+    fail(
+        what,
+        tried,
+        "an answer: the graph is deep, not hard",
+        "RecursionError: maximum recursion depth exceeded",
+        "a recursive depth-first search makes one Python call per level of the graph, and "
+        f"Python stops at sys.getrecursionlimit() = {sys.getrecursionlimit()} calls. Keep your "
+        "own stack (a list of nodes still to finish) and loop instead of recursing",
+    )
+
+
+def check_finite_differences(
+    f: Callable[..., Any], inputs: Sequence[Any], what: str, tried: str, hint: str
+) -> None:
+    """``gradcheck(f, *inputs)`` passes: backward's gradients match finite differences."""
+    from tinyad.gradcheck import gradcheck
+
+    try:
+        gradcheck(f, *inputs)
+        return
+    except AssertionError as error:
+        finding = str(error)
+    fail(what, tried, "backward's gradients equal to the finite-difference slopes", finding, hint)

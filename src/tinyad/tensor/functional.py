@@ -1,0 +1,267 @@
+"""Stable building blocks for networks: softmax, log-softmax, losses, layers.
+
+Each function here is one node with its own backward rule, instead of a chain of
+``exp``, ``sum`` and ``/`` nodes: fewer nodes is faster, and a direct rule can be
+written in the stable form.
+
+The numerical care, in one place:
+
+- ``softmax(x) = exp(x - max) / sum(exp(x - max))``: subtracting the maximum
+  changes nothing mathematically, but every exponent is then <= 0, so ``exp``
+  cannot overflow, and the largest term is exactly 1, so the sum is >= 1 and the
+  division never meets 0. ``[1000, 1001, 1002]`` is as easy as ``[0, 1, 2]``.
+- ``logsumexp(x) = max + log(sum(exp(x - max)))``: the same shift; the log's
+  argument is >= 1, never 0.
+- ``log_softmax(x) = x - logsumexp(x)``: computed directly, never as
+  ``log(softmax(x))``, whose tiny probabilities round to 0 and give ``-inf``.
+- ``cross_entropy`` takes logits, not probabilities, and uses ``log_softmax``.
+- Terms whose exponent is far below 0 are exactly 0 (``exp_nonpositive``), so
+  nothing underflows to a subnormal number.
+
+All of them run without a NumPy warning under ``np.errstate(all="raise")`` on
+finite inputs as extreme as ``1e10``.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence, Union
+
+import numpy as np
+
+from tinyad.tensor.gradients import accumulate, sum_to_shape
+from tinyad.tensor.numerics import exp_nonpositive
+from tinyad.tensor.reductions import _axes
+from tinyad.tensor.tensor import Tensor
+
+Labels = Union[Sequence[int], np.ndarray, Tensor]
+
+
+def _tensor(x: Any) -> Tensor:
+    """``x`` itself if it is a Tensor, else a new constant Tensor of it."""
+    return x if isinstance(x, Tensor) else Tensor(x)
+
+
+def _one_axis(axis: int, x: Tensor) -> int:
+    if x.ndim == 0:
+        raise ValueError("softmax-like functions need a tensor with at least one axis, got shape ()")
+    return _axes(axis, x.shape)[0]
+
+
+def _shifted_exp(x: np.ndarray, axis: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(m, e, s)``: the max over ``axis``, ``exp(x - m)`` and its sum (>= 1), all keepdims."""
+    m = np.max(x, axis=axis, keepdims=True)
+    e = exp_nonpositive(x - m)
+    s = np.sum(e, axis=axis, keepdims=True)
+    return m, e, s
+
+
+# -- softmax family --------------------------------------------------------------
+
+
+def softmax(x: Tensor, axis: int = -1) -> Tensor:
+    """``exp(x) / sum(exp(x))`` along ``axis``, computed with the max subtracted first."""
+    x = _tensor(x)
+    axis = _one_axis(axis, x)
+    _, e, s = _shifted_exp(x.data, axis)
+    return x._make(e / s, (x,), "softmax", _softmax_backward, axis)
+
+
+def _softmax_backward(out: Tensor) -> None:
+    # dy_i/dx_j = y_i (delta_ij - y_j), so dx = y * (g - sum(g * y)).
+    (x,) = out.parents
+    y, g = out.data, out.grad
+    accumulate(x, y * (g - np.sum(g * y, axis=out._saved, keepdims=True)))
+
+
+def logsumexp(x: Tensor, axis: int = -1, keepdims: bool = False) -> Tensor:
+    """``log(sum(exp(x)))`` along ``axis``, as ``max + log(sum(exp(x - max)))``."""
+    x = _tensor(x)
+    axis = _one_axis(axis, x)
+    m, _, s = _shifted_exp(x.data, axis)
+    data = m + np.log(s)
+    if not keepdims:
+        data = np.squeeze(data, axis=axis)
+    return x._make(data, (x,), "logsumexp", _logsumexp_backward, (axis, keepdims))
+
+
+def _logsumexp_backward(out: Tensor) -> None:
+    # d logsumexp / dx = softmax(x) = exp(x - logsumexp(x)), whose exponents are <= 0.
+    (x,) = out.parents
+    axis, keepdims = out._saved
+    lse, g = out.data, out.grad
+    if not keepdims:
+        lse, g = np.expand_dims(lse, axis), np.expand_dims(g, axis)
+    accumulate(x, g * exp_nonpositive(np.minimum(x.data - lse, 0)))
+
+
+def log_softmax(x: Tensor, axis: int = -1) -> Tensor:
+    """``x - logsumexp(x)`` along ``axis``: the log of softmax without taking a log of it."""
+    x = _tensor(x)
+    axis = _one_axis(axis, x)
+    m, _, s = _shifted_exp(x.data, axis)
+    return x._make(x.data - m - np.log(s), (x,), "log_softmax", _log_softmax_backward, axis)
+
+
+def _log_softmax_backward(out: Tensor) -> None:
+    # d(x_i - lse)/dx_j = delta_ij - softmax_j, so dx = g - softmax * sum(g).
+    (x,) = out.parents
+    axis, g = out._saved, out.grad
+    probabilities = exp_nonpositive(np.minimum(out.data, 0))
+    accumulate(x, g - probabilities * np.sum(g, axis=axis, keepdims=True))
+
+
+# -- losses ---------------------------------------------------------------------
+
+
+def _labels(targets: Labels, logits: Tensor) -> np.ndarray:
+    """The class labels as an integer array, checked against the logits' shape."""
+    if isinstance(targets, Tensor):
+        # A Tensor holds floats; labels stored in one must be whole numbers.
+        if not np.all(targets.data == np.round(targets.data)):
+            raise TypeError("cross_entropy needs integer class labels, got a Tensor of fractions")
+        labels = targets.data.astype(np.intp)
+    else:
+        labels = np.asarray(targets)
+    if labels.dtype.kind not in "iu":
+        raise TypeError(f"cross_entropy needs integer class labels, got dtype {labels.dtype}")
+    if logits.ndim != 2:
+        raise ValueError(
+            f"cross_entropy needs logits of shape (batch, classes), got shape {logits.shape}"
+        )
+    batch, classes = logits.shape
+    if labels.shape != (batch,):
+        raise ValueError(
+            f"cross_entropy needs one label per row: logits of shape {logits.shape} "
+            f"need labels of shape ({batch},), got shape {labels.shape}"
+        )
+    bad = (labels < 0) | (labels >= classes)
+    if bad.any():
+        raise ValueError(
+            f"cross_entropy got label {int(labels[bad][0])}, but there are {classes} classes "
+            f"(labels must be in 0..{classes - 1})"
+        )
+    return labels
+
+
+def cross_entropy(logits: Tensor, targets: Labels) -> Tensor:
+    """Mean over the batch of ``-log_softmax(logits)[i, targets[i]]``; logits (batch, classes)."""
+    logits = _tensor(logits)
+    labels = _labels(targets, logits)
+    batch = logits.shape[0]
+    if batch == 0:
+        raise ValueError("cross_entropy got an empty batch: logits of shape (0, classes)")
+    m, e, s = _shifted_exp(logits.data, 1)
+    rows = np.arange(batch)
+    # -log p[label] = log(s) - (x[label] - m), with s >= 1.
+    losses = np.log(s[:, 0]) - (logits.data[rows, labels] - m[:, 0])
+    probabilities = e / s
+    data = np.sum(losses) / batch
+    return logits._make(data, (logits,), "cross_entropy", _cross_entropy_backward,
+                        (labels, probabilities))
+
+
+def _cross_entropy_backward(out: Tensor) -> None:
+    # d loss / d logits = (softmax - one_hot(labels)) / batch.
+    (logits,) = out.parents
+    labels, probabilities = out._saved
+    batch = logits.shape[0]
+    grad = probabilities.copy()
+    grad[np.arange(batch), labels] -= 1
+    grad *= out.grad / batch
+    accumulate(logits, grad)
+
+
+def mse(pred: Tensor, target: Any) -> Tensor:
+    """Mean of ``(pred - target) ** 2``; both must have the same shape (no broadcasting)."""
+    pred, target = _tensor(pred), _tensor(target)
+    if pred.shape != target.shape:
+        raise ValueError(
+            f"mse needs pred and target of the same shape, got {pred.shape} and {target.shape}"
+        )
+    if pred.size == 0:
+        raise ValueError(f"mse of empty tensors (shape {pred.shape})")
+    diff = pred.data - target.data
+    data = np.sum(diff * diff) / diff.size
+    return pred._make(data, (pred, target), "mse", _mse_backward, diff)
+
+
+def _mse_backward(out: Tensor) -> None:
+    pred, target = out.parents
+    grad = out._saved * (2 * out.grad / out._saved.size)
+    if pred.requires_grad:
+        accumulate(pred, grad)
+    if target.requires_grad:
+        accumulate(target, -grad)
+
+
+# -- layers as single nodes ------------------------------------------------------
+
+
+def _add_into(fresh: np.ndarray, other: np.ndarray) -> np.ndarray:
+    """``fresh + other``, in place when the dtypes allow: ``fresh`` was just made, so no copy."""
+    if np.result_type(fresh, other) == fresh.dtype:
+        fresh += other
+        return fresh
+    return fresh + other
+
+
+def linear(x: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
+    """``x @ weight + bias`` as one node: x (..., nin), weight (nin, nout), bias (nout,)."""
+    x = _tensor(x)
+    if weight.ndim != 2 or x.ndim == 0 or x.shape[-1] != weight.shape[0]:
+        raise ValueError(
+            f"linear cannot multiply shapes {x.shape} and {weight.shape}: it needs x of shape "
+            f"(..., {weight.shape[0] if weight.ndim else '?'}) and a 2-D weight"
+        )
+    data = x.data @ weight.data
+    parents: tuple[Tensor, ...] = (x, weight)
+    if bias is not None:
+        if bias.shape != (weight.shape[1],):
+            raise ValueError(f"linear needs a bias of shape ({weight.shape[1]},), got {bias.shape}")
+        data = _add_into(data, bias.data)
+        parents = (x, weight, bias)
+    return x._make(data, parents, "linear", _linear_backward)
+
+
+def _linear_backward(out: Tensor) -> None:
+    x, weight = out.parents[0], out.parents[1]
+    g = out.grad
+    if x.requires_grad:
+        accumulate(x, g @ weight.data.T)
+    if weight.requires_grad:
+        g2 = g.reshape(-1, g.shape[-1])
+        accumulate(weight, x.data.reshape(-1, x.shape[-1]).T @ g2)
+    if len(out.parents) == 3 and out.parents[2].requires_grad:
+        accumulate(out.parents[2], sum_to_shape(g, out.parents[2].shape))
+
+
+def rnn_step(x: Tensor, h: Tensor, w_x: Tensor, w_h: Tensor, b: Tensor) -> Tensor:
+    """One tanh RNN step as one node: ``tanh(x @ w_x + h @ w_h + b)``.
+
+    Shapes: x (batch, nin), h (batch, nhidden), w_x (nin, nhidden),
+    w_h (nhidden, nhidden), b (nhidden,); the result is (batch, nhidden).
+    """
+    x, h = _tensor(x), _tensor(h)
+    if x.ndim != 2 or h.ndim != 2 or x.shape[1] != w_x.shape[0] or h.shape[1] != w_h.shape[0]:
+        raise ValueError(
+            f"rnn_step got x {x.shape} and h {h.shape} for weights {w_x.shape} and {w_h.shape}"
+        )
+    a = _add_into(x.data @ w_x.data, h.data @ w_h.data)
+    a = _add_into(a, b.data)
+    return x._make(np.tanh(a, out=a), (x, h, w_x, w_h, b), "rnn_step", _rnn_step_backward)
+
+
+def _rnn_step_backward(out: Tensor) -> None:
+    x, h, w_x, w_h, b = out.parents
+    y = out.data
+    da = out.grad * (1 - y * y)  # back through tanh: da is d loss / d(pre-activation)
+    if x.requires_grad:
+        accumulate(x, da @ w_x.data.T)
+    if h.requires_grad:
+        accumulate(h, da @ w_h.data.T)
+    if w_x.requires_grad:
+        accumulate(w_x, x.data.T @ da)
+    if w_h.requires_grad:
+        accumulate(w_h, h.data.T @ da)
+    if b.requires_grad:
+        accumulate(b, da.sum(axis=0))

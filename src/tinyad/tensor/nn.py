@@ -1,0 +1,120 @@
+"""Neural networks made of Tensors: ``Linear``, ``MLP`` and a tanh ``RNN``.
+
+Parameters are leaf Tensors with ``requires_grad=True``. Their initial values
+come from ``numpy.random.default_rng(seed)``: the same seed gives the same
+network. Weights are drawn uniformly from ``[-1/sqrt(nin), 1/sqrt(nin)]``, biases
+start at 0. ``dtype`` (float64 by default, or float32) sets the parameters' dtype.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import numpy as np
+
+from tinyad.tensor import functional as F
+from tinyad.tensor.tensor import Tensor
+
+
+def _uniform(rng: np.random.Generator, shape: tuple[int, ...], fan_in: int, dtype: Any) -> Tensor:
+    bound = 1.0 / np.sqrt(fan_in)
+    return Tensor(rng.uniform(-bound, bound, size=shape), requires_grad=True, dtype=dtype)
+
+
+def _zeros(shape: tuple[int, ...], dtype: Any) -> Tensor:
+    return Tensor(np.zeros(shape), requires_grad=True, dtype=dtype)
+
+
+class Module:
+    """Something with parameters: a layer, a network."""
+
+    def parameters(self) -> list[Tensor]:
+        return []
+
+    def zero_grad(self) -> None:
+        """Clear the gradients of every parameter (they accumulate otherwise)."""
+        for p in self.parameters():
+            p.grad = None
+
+
+class Linear(Module):
+    """``x @ W + b`` with ``W`` of shape (nin, nout) and ``b`` of shape (nout,); x is (..., nin)."""
+
+    def __init__(self, nin: int, nout: int, seed: int | None = None, dtype: Any = np.float64) -> None:
+        rng = np.random.default_rng(seed)
+        self.W = _uniform(rng, (nin, nout), nin, dtype)
+        self.b = _zeros((nout,), dtype)
+
+    def __call__(self, x: Any) -> Tensor:
+        return F.linear(x, self.W, self.b)
+
+    def parameters(self) -> list[Tensor]:
+        return [self.W, self.b]
+
+    def __repr__(self) -> str:
+        return f"Linear({self.W.shape[0]}, {self.W.shape[1]})"
+
+
+class MLP(Module):
+    """Linear layers in sequence with ReLU between them; the last layer is linear (logits)."""
+
+    def __init__(
+        self, nin: int, nouts: Sequence[int], seed: int | None = None, dtype: Any = np.float64
+    ) -> None:
+        rng = np.random.default_rng(seed)
+        sizes = [nin] + list(nouts)
+        self.layers = [
+            Linear(sizes[i], sizes[i + 1], seed=int(rng.integers(2**32)), dtype=dtype)
+            for i in range(len(nouts))
+        ]
+
+    def __call__(self, x: Any) -> Tensor:
+        for layer in self.layers[:-1]:
+            x = layer(x).relu()
+        return self.layers[-1](x)
+
+    def parameters(self) -> list[Tensor]:
+        return [p for layer in self.layers for p in layer.parameters()]
+
+    def __repr__(self) -> str:
+        sizes = [self.layers[0].W.shape[0]] + [layer.W.shape[1] for layer in self.layers]
+        return f"MLP({'-'.join(str(s) for s in sizes)})"
+
+
+class RNN(Module):
+    """A tanh RNN unrolled over time: ``h_t = tanh(x_t @ W_x + h_{t-1} @ W_h + b)``.
+
+    ``rnn(x, h0=None)`` takes ``x`` of shape (T, batch, nin) and an optional initial
+    state ``h0`` of shape (batch, nhidden) (zeros by default), and returns the list
+    of the T hidden states, each of shape (batch, nhidden); the last is ``[-1]``.
+    The same weights are used at every step; the graph has one node per step.
+    """
+
+    def __init__(self, nin: int, nhidden: int, seed: int | None = None, dtype: Any = np.float64) -> None:
+        rng = np.random.default_rng(seed)
+        self.W_x = _uniform(rng, (nin, nhidden), nin, dtype)
+        self.W_h = _uniform(rng, (nhidden, nhidden), nhidden, dtype)
+        self.b = _zeros((nhidden,), dtype)
+        self.nin, self.nhidden = nin, nhidden
+
+    def __call__(self, x: Any, h0: Any = None) -> list[Tensor]:
+        x = x if isinstance(x, Tensor) else Tensor(x, dtype=self.W_x.dtype)
+        if x.ndim != 3 or x.shape[2] != self.nin:
+            raise ValueError(f"RNN({self.nin}, {self.nhidden}) needs x of shape (T, batch, {self.nin}), got {x.shape}")
+        if h0 is None:
+            h = Tensor(np.zeros((x.shape[1], self.nhidden)), dtype=self.W_x.dtype)
+        else:
+            h = h0 if isinstance(h0, Tensor) else Tensor(h0, dtype=self.W_x.dtype)
+            if h.shape != (x.shape[1], self.nhidden):
+                raise ValueError(f"RNN needs h0 of shape {(x.shape[1], self.nhidden)}, got {h.shape}")
+        states = []
+        for t in range(x.shape[0]):
+            h = F.rnn_step(x[t], h, self.W_x, self.W_h, self.b)
+            states.append(h)
+        return states
+
+    def parameters(self) -> list[Tensor]:
+        return [self.W_x, self.W_h, self.b]
+
+    def __repr__(self) -> str:
+        return f"RNN(nin={self.nin}, nhidden={self.nhidden})"

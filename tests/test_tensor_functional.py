@@ -1,0 +1,160 @@
+"""softmax, log_softmax, logsumexp, cross_entropy, mse, linear, rnn_step: correct and stable."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tinyad import Tensor, gradcheck
+from tinyad.tensor import functional as F
+
+torch = pytest.importorskip("torch", reason="PyTorch is the reference these tests compare with")
+
+SETTINGS = settings(max_examples=25, deadline=None)
+EXTREME_ROWS = [[1000.0, 1001.0, 1002.0], [-1000.0, 0.0, 0.0], [1e10, 0.0, -1e10], [0.0, 0.0, 0.0]]
+
+
+def _torch_grads(torch_fn, arrays, upstream):
+    refs = [torch.tensor(a, dtype=torch.float64, requires_grad=True) for a in arrays]
+    out = torch_fn(*refs)
+    out.backward(torch.tensor(upstream, dtype=torch.float64))
+    return out.detach().numpy(), [r.grad.numpy() for r in refs]
+
+
+def _check(fn, torch_fn, arrays, dtype=np.float64, rtol=1e-7, atol=1e-12, seed=0):
+    tensors = [Tensor(a, requires_grad=True, dtype=dtype) for a in arrays]
+    with np.errstate(all="raise"):  # no overflow, underflow, division by zero or invalid value
+        out = fn(*tensors)
+        upstream = np.random.default_rng(seed).normal(size=out.shape)
+        out.backward(upstream)
+    expected, grads = _torch_grads(torch_fn, arrays, upstream)
+    assert out.dtype == np.dtype(dtype)
+    assert np.all(np.isfinite(out.data))
+    np.testing.assert_allclose(out.data, expected, rtol=rtol, atol=atol)
+    for t, g in zip(tensors, grads):
+        assert t.grad.dtype == np.dtype(dtype) and t.grad.shape == t.shape
+        np.testing.assert_allclose(t.grad, g, rtol=rtol, atol=atol)
+
+
+SOFTMAX_FAMILY = {
+    "softmax": (F.softmax, torch.softmax),
+    "log_softmax": (F.log_softmax, torch.log_softmax),
+    "logsumexp": (F.logsumexp, torch.logsumexp),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SOFTMAX_FAMILY))
+@pytest.mark.parametrize("row", EXTREME_ROWS, ids=["1000..1002", "-1000,0", "1e10", "zeros"])
+def test_softmax_family_is_stable_on_extreme_inputs(name, row):
+    fn, torch_fn = SOFTMAX_FAMILY[name]
+    _check(lambda x: fn(x, axis=-1), lambda x: torch_fn(x, dim=-1), [np.array([row, row[::-1]])])
+
+
+def test_softmax_of_1000_1001_is_exact():
+    y = F.softmax(Tensor([1000.0, 1001.0]))
+    np.testing.assert_allclose(y.data, [1 / (1 + np.e), np.e / (1 + np.e)], rtol=1e-15)
+
+
+@pytest.mark.parametrize("name", sorted(SOFTMAX_FAMILY))
+@SETTINGS
+@given(shape=st.lists(st.integers(1, 4), min_size=1, max_size=4).map(tuple), data=st.data())
+def test_softmax_family_like_torch_on_any_axis(name, shape, data):
+    fn, torch_fn = SOFTMAX_FAMILY[name]
+    axis = data.draw(st.integers(-len(shape), len(shape) - 1))
+    array = np.random.default_rng(len(shape)).normal(size=shape) * 30
+    _check(lambda x: fn(x, axis=axis), lambda x: torch_fn(x, dim=axis), [array])
+
+
+def test_logsumexp_keepdims_like_torch():
+    array = np.random.default_rng(2).normal(size=(3, 4, 2))
+    _check(lambda x: F.logsumexp(x, axis=1, keepdims=True),
+           lambda x: torch.logsumexp(x, dim=1, keepdim=True), [array])
+
+
+@pytest.mark.parametrize("name", sorted(SOFTMAX_FAMILY))
+def test_softmax_family_float32_stays_float32_and_stable(name):
+    fn, torch_fn = SOFTMAX_FAMILY[name]
+    array = np.array([[1000.0, 1001.0, 1002.0], [-1000.0, 0.0, 50.0]], dtype=np.float32)
+    _check(lambda x: fn(x), lambda x: torch_fn(x, dim=-1), [array], dtype=np.float32,
+           rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("scale", [1.0, 1000.0, 1e10])
+def test_cross_entropy_like_torch(scale):
+    rng = np.random.default_rng(4)
+    logits = rng.normal(size=(6, 5)) * scale
+    labels = np.array([0, 4, 2, 2, 1, 3])
+    _check(lambda x: F.cross_entropy(x, labels),
+           lambda x: torch.nn.functional.cross_entropy(x, torch.tensor(labels)), [logits],
+           rtol=1e-7, atol=1e-12)
+
+
+def test_cross_entropy_float32_and_list_labels():
+    logits = np.random.default_rng(5).normal(size=(4, 3)).astype(np.float32) * 100
+    _check(lambda x: F.cross_entropy(x, [2, 0, 1, 1]),
+           lambda x: torch.nn.functional.cross_entropy(x, torch.tensor([2, 0, 1, 1])), [logits],
+           dtype=np.float32, rtol=1e-5, atol=1e-5)
+
+
+def test_mse_like_torch():
+    rng = np.random.default_rng(6)
+    pred, target = rng.normal(size=(5, 3)), rng.normal(size=(5, 3))
+    _check(F.mse, torch.nn.functional.mse_loss, [pred, target])
+    assert F.mse(Tensor(pred), target).dtype == np.float64  # an array target works too
+
+
+def test_linear_and_rnn_step_like_torch():
+    rng = np.random.default_rng(7)
+    x, w, b = rng.normal(size=(4, 3)), rng.normal(size=(3, 2)), rng.normal(size=(2,))
+    _check(F.linear, lambda x, w, b: x @ w + b, [x, w, b])
+    h, wh = rng.normal(size=(4, 2)), rng.normal(size=(2, 2))
+    _check(F.rnn_step, lambda x, h, w, wh, b: torch.tanh(x @ w + h @ wh + b), [x, h, w, wh, b])
+
+
+def test_functional_gradients_match_finite_differences():
+    rng = np.random.default_rng(8)
+    x = Tensor(rng.normal(size=(3, 4)), requires_grad=True)
+    weights = Tensor(rng.normal(size=(3, 4)))
+    assert gradcheck(lambda x: (F.softmax(x, axis=0) * weights).sum(), x)
+    assert gradcheck(lambda x: (F.log_softmax(x) * weights).sum(), x)
+    assert gradcheck(lambda x: F.logsumexp(x, axis=0).sum(), x)
+    assert gradcheck(lambda x: F.cross_entropy(x, [3, 0, 1]), x)
+    assert gradcheck(lambda x: F.mse(x.tanh(), weights), x)
+
+
+# -- bad input ------------------------------------------------------------------
+
+
+def test_cross_entropy_bad_labels_name_the_label_and_the_classes():
+    logits = Tensor(np.zeros((3, 5)))
+    with pytest.raises(ValueError, match=r"label 7.*5 classes"):
+        F.cross_entropy(logits, [0, 7, 1])
+    with pytest.raises(ValueError, match=r"label -1.*5 classes"):
+        F.cross_entropy(logits, [0, -1, 1])
+    with pytest.raises(TypeError, match=r"integer class labels.*float64"):
+        F.cross_entropy(logits, [0.0, 1.0, 2.0])
+    with pytest.raises(TypeError, match=r"integer class labels.*fractions"):
+        F.cross_entropy(logits, Tensor([0.5, 1.0, 2.0]))
+    assert F.cross_entropy(logits, Tensor([0, 1, 2])).item() == pytest.approx(np.log(5))
+    with pytest.raises(ValueError, match=r"\(3, 5\).*\(3,\).*\(2,\)"):
+        F.cross_entropy(logits, [0, 1])
+    with pytest.raises(ValueError, match=r"\(batch, classes\).*\(5,\)"):
+        F.cross_entropy(Tensor(np.zeros(5)), [1])
+
+
+def test_mse_needs_matching_shapes():
+    with pytest.raises(ValueError, match=r"\(3, 1\).*\(3,\)"):
+        F.mse(Tensor(np.zeros((3, 1))), np.zeros(3))
+
+
+def test_linear_names_both_shapes():
+    with pytest.raises(ValueError, match=r"\(4, 3\).*\(2, 5\)"):
+        F.linear(Tensor(np.zeros((4, 3))), Tensor(np.zeros((2, 5))))
+
+
+def test_sigmoid_is_stable_on_extreme_inputs():
+    row = np.array([1e10, -1e10, 0.0, 1000.0, -1000.0, 30.0, -30.0])
+    _check(lambda x: x.sigmoid(), torch.sigmoid, [row])
+    _check(lambda x: x.sigmoid(), torch.sigmoid, [row], dtype=np.float32, rtol=1e-6, atol=1e-7)

@@ -1,0 +1,299 @@
+"""Tensor construction, backward, releasing the graph, no_grad, detach, checkpoint, errors."""
+
+from __future__ import annotations
+
+import gc
+import tracemalloc
+import weakref
+
+import numpy as np
+import pytest
+
+import tinyad.graph
+from tinyad import Tensor, checkpoint, no_grad
+from tinyad.tensor import Tensor as TensorFromPackage
+
+# -- construction -------------------------------------------------------------------
+
+
+def test_construction_dtypes():
+    assert TensorFromPackage is Tensor
+    assert Tensor([1, 2, 3]).dtype == np.float64  # integers become float64
+    assert Tensor([True, False]).dtype == np.float64
+    assert Tensor(np.ones(2, dtype=np.float32)).dtype == np.float32
+    assert Tensor([1, 2], dtype=np.float32).dtype == np.float32
+    assert Tensor(np.ones(2, dtype=np.float16)).dtype == np.float64
+    t = Tensor(3.5)
+    assert t.shape == () and t.ndim == 0 and t.size == 1 and t.item() == 3.5
+    assert t.grad is None and t.parents == () and t.op == "" and not t.requires_grad
+
+
+@pytest.mark.parametrize(
+    "data,dtype_name",
+    [(np.array(["a", "b"]), "<U1"), (np.array([1 + 2j]), "complex128"),
+     (np.array([1, None], dtype=object), "object"), (["x"], "<U1")],
+)
+def test_non_real_data_is_a_type_error_naming_the_dtype(data, dtype_name):
+    with pytest.raises(TypeError, match=f"dtype {dtype_name}"):
+        Tensor(data)
+
+
+def test_bad_dtype_and_tensor_input():
+    with pytest.raises(TypeError, match="float32 or float64, got int64"):
+        Tensor([1.0], dtype=np.int64)
+    with pytest.raises(TypeError, match="detach"):
+        Tensor(Tensor([1.0]))
+
+
+def test_non_finite_data_is_refused():
+    with pytest.raises(ValueError, match=r"2 entries are nan or inf, the first at index \(0, 1\)"):
+        Tensor([[1.0, np.nan], [np.inf, 2.0]])
+    with pytest.raises(ValueError, match="finite"):
+        Tensor([1.0]) * float("inf")
+
+
+def test_data_is_settable_and_grad_keeps_shape_and_dtype():
+    p = Tensor(np.ones((2, 3), dtype=np.float32), requires_grad=True)
+    (p * 3).sum().backward()
+    assert p.grad.shape == (2, 3) and p.grad.dtype == np.float32
+    p.data = p.data - 0.1 * p.grad
+    np.testing.assert_allclose(p.data, 0.7, rtol=1e-6)
+    with pytest.raises(AttributeError):
+        p.something_else = 1  # __slots__: no per-tensor dict
+
+
+# -- backward ---------------------------------------------------------------------
+
+
+def test_leaf_gradients_accumulate_and_a_leaf_owns_its_grad():
+    a = Tensor([1.0, 2.0], requires_grad=True)
+    b = Tensor([3.0, 4.0], requires_grad=True)
+    (a + b).sum().backward()
+    (a + b).sum().backward()
+    np.testing.assert_allclose(a.grad, [2.0, 2.0])
+    assert a.grad is not b.grad
+    a.grad += 1  # in place, on the learner's side
+    np.testing.assert_allclose(b.grad, [2.0, 2.0])
+
+
+def test_a_used_twice_gets_both_contributions():
+    a = Tensor([3.0], requires_grad=True)
+    (a * a + a).sum().backward()
+    np.testing.assert_allclose(a.grad, [7.0])
+
+
+def test_backward_uses_the_shared_graph_walk(monkeypatch):
+    calls = []
+    original = tinyad.graph.backward
+
+    def spy(root, seed, interior_grad, release=False):
+        calls.append(root)
+        return original(root, seed, interior_grad, release)
+
+    monkeypatch.setattr(tinyad.graph, "backward", spy)
+    y = (Tensor([1.0, 2.0], requires_grad=True) * 2).sum()
+    y.backward()
+    assert calls == [y]
+
+
+def test_non_scalar_output_needs_grad():
+    y = Tensor(np.ones((2, 3)), requires_grad=True) * 2
+    with pytest.raises(RuntimeError, match=r"shape \(2, 3\) needs grad="):
+        y.backward()
+
+
+def test_grad_of_the_wrong_shape_names_both_shapes():
+    y = Tensor(np.ones((2, 3)), requires_grad=True) * 2
+    with pytest.raises(ValueError, match=r"\(2, 3\).*\(3, 2\)"):
+        y.backward(np.ones((3, 2)))
+
+
+def test_backward_on_a_tensor_without_graph_says_so():
+    with pytest.raises(RuntimeError, match="does not require grad"):
+        (Tensor([1.0]) * 2).sum().backward()
+
+
+def test_shape_errors_name_both_shapes():
+    a, b = Tensor(np.ones((2, 3))), Tensor(np.ones((4,)))
+    for op in (lambda: a + b, lambda: a - b, lambda: a * b, lambda: a / b, lambda: b + a.data):
+        with pytest.raises(ValueError, match=r"broadcast shapes \((2, 3|4,)\) and \((4,|2, 3)\)"):
+            op()
+    with pytest.raises(ValueError, match=r"\(2, 3\) and \(2, 3\).*inner dimensions 3 and 2"):
+        a @ a
+    with pytest.raises(ValueError, match=r"\(2, 3, 4\) and \(5, 4, 2\).*batch dimensions"):
+        Tensor(np.ones((2, 3, 4))) @ Tensor(np.ones((5, 4, 2)))
+    with pytest.raises(ValueError, match=r"at least one axis.*\(\) and \(2, 3\)"):
+        Tensor(2.0) @ a
+    with pytest.raises(ValueError, match=r"\(2, 3\) into shape \(4, 2\)"):
+        a.reshape(4, 2)
+    with pytest.raises(ValueError, match=r"axis 2 is out of range.*\(2, 3\)"):
+        a.sum(axis=2)
+
+
+def test_domain_errors_say_how_many_and_which_value():
+    with pytest.raises(ValueError, match=r"2 of the 3 entries are <= 0 \(the smallest is -1\)"):
+        Tensor([1.0, 0.0, -1.0]).log()
+    with pytest.raises(OverflowError, match=r"1 entries.*largest input is 1000"):
+        Tensor([1.0, 1000.0]).exp()
+    with pytest.raises(ZeroDivisionError, match=r"shape \(3,\) has 1 zero entries"):
+        Tensor([1.0, 2.0, 3.0]) / Tensor([1.0, 0.0, 2.0])
+    with pytest.raises(ValueError, match="fractional power"):
+        Tensor([-1.0, 4.0]) ** 0.5
+    with pytest.raises(TypeError, match="constant"):
+        Tensor([1.0]) ** Tensor([2.0])
+
+
+# -- releasing the graph -----------------------------------------------------------
+
+
+def _chain(x):
+    h = (x * 2).tanh()
+    y = (h * h).sum()
+    return h, y
+
+
+def test_second_backward_through_a_released_graph_raises():
+    x = Tensor(np.ones(3), requires_grad=True)
+    _, y = _chain(x)
+    y.backward()
+    with pytest.raises(RuntimeError, match="retain_graph=True"):
+        y.backward()
+
+
+def test_retain_graph_allows_a_second_backward():
+    x = Tensor(np.ones(3), requires_grad=True)
+    _, y = _chain(x)
+    y.backward(retain_graph=True)
+    first = x.grad.copy()
+    y.backward()
+    np.testing.assert_allclose(x.grad, 2 * first)
+
+
+def test_backward_frees_the_intermediates():
+    # Keep only the output and a weak reference to an intermediate: after
+    # backward nothing holds the intermediate, so it is gone.
+    x = Tensor(np.ones((50, 50)), requires_grad=True)
+    h, y = _chain(x)
+    h_ref = weakref.ref(h)
+    del h
+    gc.disable()  # freed by reference counting alone: the graph has no cycles
+    try:
+        assert h_ref() is not None, "the graph keeps the intermediate alive before backward"
+        y.backward()
+        assert h_ref() is None, "after backward the intermediate must be unreachable"
+        assert y.parents == () and y.grad is None and y._saved is None
+    finally:
+        gc.enable()
+
+
+def test_retain_graph_keeps_the_intermediates():
+    x = Tensor(np.ones(3), requires_grad=True)
+    h, y = _chain(x)
+    h_ref = weakref.ref(h)
+    del h
+    y.backward(retain_graph=True)
+    assert h_ref() is not None and h_ref().grad is not None
+
+
+# -- no_grad, detach, requires_grad ------------------------------------------------------
+
+
+def test_no_grad_records_nothing_and_restores():
+    x = Tensor([1.0, 2.0], requires_grad=True)
+    with no_grad():
+        y = (x * 2).exp().sum()
+        with no_grad():
+            pass
+        z = x + 1
+    assert not y.requires_grad and y.parents == () and z.parents == ()
+    w = x * 2
+    assert w.requires_grad and w.parents[0] is x
+
+
+def test_ops_on_tensors_without_grad_record_nothing():
+    a = Tensor(np.ones(3))
+    b = a * 2 + 1
+    assert not b.requires_grad and b.parents == () and b._backward is None
+    x = Tensor(np.ones(3), requires_grad=True)
+    c = x * a
+    assert c.requires_grad and c.parents == (x, a)
+    c.sum().backward()
+    assert a.grad is None, "a constant gets no gradient"
+
+
+def test_detach_cuts_the_graph():
+    x = Tensor([1.0, 2.0], requires_grad=True)
+    y = x * 3
+    d = y.detach()
+    assert d.parents == () and not d.requires_grad and d.data is y.data
+
+
+# -- checkpoint ----------------------------------------------------------------------
+
+
+def _layers(depth, width, seed):
+    rng = np.random.default_rng(seed)
+    return [Tensor(rng.normal(size=(width, width)) / np.sqrt(width), requires_grad=True)
+            for _ in range(depth)]
+
+
+def _block(weights):
+    def run(h):
+        for w in weights:
+            h = (h @ w).tanh()
+        return h
+
+    return run
+
+
+def _train_step(x, weights, segment):
+    """Forward through the stack (checkpointing every ``segment`` layers if set) and backward."""
+    h = x
+    if segment:
+        for start in range(0, len(weights), segment):
+            h = checkpoint(_block(weights[start:start + segment]), h)
+    else:
+        h = _block(weights)(h)
+    (h * h).mean().backward()
+
+
+def test_checkpoint_gives_the_same_gradients():
+    x = Tensor(np.random.default_rng(0).normal(size=(8, 16)), requires_grad=True)
+    weights = _layers(6, 16, seed=1)
+    _train_step(x, weights, segment=0)
+    plain = [w.grad.copy() for w in weights] + [x.grad.copy()]
+    for w in weights:
+        w.grad = None
+    x.grad = None
+    _train_step(x, weights, segment=3)
+    for got, expected in zip([w.grad for w in weights] + [x.grad], plain):
+        np.testing.assert_allclose(got, expected, rtol=1e-12, atol=1e-14)
+
+
+def test_checkpoint_with_an_input_that_needs_no_grad_still_reaches_the_parameters():
+    x = Tensor(np.ones((2, 4)))
+    weights = _layers(2, 4, seed=2)
+    checkpoint(_block(weights), x).sum().backward()
+    assert all(w.grad is not None for w in weights)
+
+
+def _peak_bytes(x, weights, segment):
+    gc.collect()
+    tracemalloc.start()
+    try:
+        tracemalloc.reset_peak()
+        start = tracemalloc.get_traced_memory()[0]
+        _train_step(x, weights, segment)
+        return tracemalloc.get_traced_memory()[1] - start
+    finally:
+        tracemalloc.stop()
+
+
+def test_checkpoint_lowers_peak_memory_of_a_deep_stack():
+    x = Tensor(np.random.default_rng(3).normal(size=(256, 64)))
+    weights = _layers(16, 64, seed=4)  # each activation is 256 * 64 * 8 bytes = 128 KiB
+    plain = _peak_bytes(x, weights, segment=0)
+    checkpointed = _peak_bytes(x, weights, segment=4)
+    # Without checkpointing all 32 intermediate arrays are alive at the end of
+    # the forward pass; with segments of 4, only 4 outputs plus one segment's 8.
+    assert checkpointed < 0.6 * plain, f"peak {checkpointed} B with checkpoint vs {plain} B without"

@@ -1,0 +1,123 @@
+"""tinyad.tensor.nn and the optimisers on Tensor parameters, against PyTorch step for step."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from tinyad import Tensor
+from tinyad.optim import SGD, Adam
+from tinyad.tensor import functional as F
+from tinyad.tensor import nn
+
+torch = pytest.importorskip("torch", reason="PyTorch is the reference these tests compare with")
+
+
+def test_same_seed_same_network_and_parameters_are_leaves():
+    a, b = nn.MLP(4, [8, 3], seed=7), nn.MLP(4, [8, 3], seed=7)
+    assert len(a.parameters()) == 4
+    for p, q in zip(a.parameters(), b.parameters()):
+        np.testing.assert_array_equal(p.data, q.data)
+        assert p.requires_grad and p.parents == ()
+    c = nn.MLP(4, [8, 3], seed=8)
+    assert not np.array_equal(a.parameters()[0].data, c.parameters()[0].data)
+
+
+def test_float32_network_stays_float32():
+    model = nn.MLP(5, [6, 2], seed=0, dtype=np.float32)
+    x = Tensor(np.ones((3, 5), dtype=np.float32))
+    loss = F.cross_entropy(model(x), [0, 1, 1])
+    loss.backward()
+    assert loss.dtype == np.float32
+    assert all(p.grad.dtype == np.float32 for p in model.parameters())
+
+
+def test_mlp_matches_torch():
+    model = nn.MLP(4, [5, 3], seed=1)
+    x = np.random.default_rng(2).normal(size=(6, 4))
+    labels = [0, 2, 1, 1, 0, 2]
+    loss = F.cross_entropy(model(Tensor(x)), labels)
+    loss.backward()
+    params = [torch.tensor(p.data, requires_grad=True) for p in model.parameters()]
+    w1, b1, w2, b2 = params
+    h = torch.relu(torch.tensor(x) @ w1 + b1)
+    expected = torch.nn.functional.cross_entropy(h @ w2 + b2, torch.tensor(labels))
+    expected.backward()
+    assert loss.item() == pytest.approx(expected.item(), rel=1e-12)
+    for p, r in zip(model.parameters(), params):
+        np.testing.assert_allclose(p.grad, r.grad.numpy(), rtol=1e-10, atol=1e-12)
+
+
+def test_rnn_matches_torch_and_zero_grad_clears():
+    rnn = nn.RNN(3, 5, seed=3)
+    x = np.random.default_rng(4).normal(size=(7, 2, 3))  # (T, batch, nin)
+    states = rnn(x)
+    assert len(states) == 7 and states[-1].shape == (2, 5)
+    loss = (states[-1] * states[-1]).sum() + states[2].sum()
+    loss.backward()
+    w_x, w_h, b = [torch.tensor(p.data, requires_grad=True) for p in rnn.parameters()]
+    h = torch.zeros(2, 5, dtype=torch.float64)
+    hs = []
+    for t in range(7):
+        h = torch.tanh(torch.tensor(x[t]) @ w_x + h @ w_h + b)
+        hs.append(h)
+    expected = (hs[-1] * hs[-1]).sum() + hs[2].sum()
+    expected.backward()
+    assert loss.item() == pytest.approx(expected.item(), rel=1e-12)
+    for p, r in zip(rnn.parameters(), (w_x, w_h, b)):
+        np.testing.assert_allclose(p.grad, r.grad.numpy(), rtol=1e-10, atol=1e-12)
+    rnn.zero_grad()
+    assert all(p.grad is None for p in rnn.parameters())
+
+
+def test_rnn_shape_errors():
+    rnn = nn.RNN(3, 5, seed=0)
+    with pytest.raises(ValueError, match=r"\(T, batch, 3\), got \(7, 2, 4\)"):
+        rnn(np.zeros((7, 2, 4)))
+    with pytest.raises(ValueError, match=r"h0 of shape \(2, 5\), got \(2, 4\)"):
+        rnn(np.zeros((7, 2, 3)), h0=np.zeros((2, 4)))
+
+
+OPTIMISERS = {
+    "sgd momentum weight decay": (
+        lambda ps: SGD(ps, lr=0.1, momentum=0.9, weight_decay=0.01),
+        lambda ps: torch.optim.SGD(ps, lr=0.1, momentum=0.9, weight_decay=0.01),
+    ),
+    "sgd plain": (lambda ps: SGD(ps, lr=0.05), lambda ps: torch.optim.SGD(ps, lr=0.05)),
+    "adam weight decay": (
+        lambda ps: Adam(ps, lr=0.01, weight_decay=0.1),
+        lambda ps: torch.optim.Adam(ps, lr=0.01, weight_decay=0.1),
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(OPTIMISERS))
+def test_optimisers_match_torch_step_for_step(name):
+    make_ours, make_theirs = OPTIMISERS[name]
+    model = nn.MLP(3, [4, 2], seed=5)
+    reference = [torch.tensor(p.data, requires_grad=True) for p in model.parameters()]
+    ours, theirs = make_ours(model.parameters()), make_theirs(reference)
+    rng = np.random.default_rng(6)
+    for step in range(5):
+        x, labels = rng.normal(size=(8, 3)), rng.integers(0, 2, size=8)
+        ours.zero_grad()
+        F.cross_entropy(model(Tensor(x)), labels).backward()
+        ours.step()
+        theirs.zero_grad()
+        w1, b1, w2, b2 = reference
+        logits = torch.relu(torch.tensor(x) @ w1 + b1) @ w2 + b2
+        torch.nn.functional.cross_entropy(logits, torch.tensor(labels)).backward()
+        theirs.step()
+        for p, r in zip(model.parameters(), reference):
+            np.testing.assert_allclose(p.data, r.detach().numpy(), rtol=1e-10, atol=1e-12,
+                                       err_msg=f"step {step}")
+
+
+def test_optimiser_keeps_float32_and_skips_parameters_without_grad():
+    model = nn.Linear(3, 2, seed=0, dtype=np.float32)
+    before = model.b.data.copy()
+    opt = SGD(model.parameters(), lr=0.1, momentum=0.9)
+    (model.W * 1).sum().backward()  # only W gets a gradient
+    opt.step()
+    assert model.W.data.dtype == np.float32
+    np.testing.assert_array_equal(model.b.data, before)

@@ -1,0 +1,321 @@
+"""Every Tensor op, forward and gradient, against PyTorch (float64) and finite differences.
+
+Shapes are drawn by Hypothesis: broadcastable pairs up to 4-D, with size-1 axes,
+missing leading axes and 0-d scalars. Each backward is seeded with a random
+upstream gradient, so the whole vector-Jacobian product is compared, not only
+its sum.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra.numpy import mutually_broadcastable_shapes
+
+from tinyad import Tensor, gradcheck
+from tinyad.tensor import sum_to_shape
+
+torch = pytest.importorskip("torch", reason="PyTorch is the reference these tests compare with")
+
+SETTINGS = settings(max_examples=30, deadline=None)
+pairs = mutually_broadcastable_shapes(num_shapes=2, min_dims=0, max_dims=4, min_side=1, max_side=4)
+
+
+def _array(rng: np.random.Generator, shape: tuple, kind: str = "any") -> np.ndarray:
+    """Random test data: any sign, positive, or bounded away from 0."""
+    if kind == "positive":
+        return rng.uniform(0.5, 2.0, size=shape)
+    if kind == "nonzero":
+        return rng.uniform(0.5, 2.0, size=shape) * rng.choice([-1.0, 1.0], size=shape)
+    return rng.normal(size=shape)
+
+
+def _compare(fn, torch_fn, arrays, seed=0, dtype=np.float64, rtol=1e-7, atol=1e-9):
+    """Run ``fn`` on Tensors and ``torch_fn`` on float64 torch tensors; compare outputs and grads."""
+    rng = np.random.default_rng(seed)
+    tensors = [Tensor(a, requires_grad=True, dtype=dtype) for a in arrays]
+    out = fn(*tensors)
+    upstream = rng.normal(size=out.shape)
+    out.backward(upstream)
+    references = [torch.tensor(a, dtype=torch.float64, requires_grad=True) for a in arrays]
+    expected = torch_fn(*references)
+    expected.backward(torch.tensor(upstream, dtype=torch.float64))
+    assert out.shape == tuple(expected.shape)
+    assert out.dtype == np.dtype(dtype)
+    np.testing.assert_allclose(out.data, expected.detach().numpy(), rtol=rtol, atol=atol)
+    for t, r in zip(tensors, references):
+        assert t.grad.shape == t.shape, "a gradient must have its tensor's shape"
+        assert t.grad.dtype == np.dtype(dtype), "a gradient must have its tensor's dtype"
+        np.testing.assert_allclose(t.grad, r.grad.numpy(), rtol=rtol, atol=atol)
+
+
+BINARY = {
+    "+": (lambda a, b: a + b, "any"),
+    "-": (lambda a, b: a - b, "any"),
+    "*": (lambda a, b: a * b, "any"),
+    "/": (lambda a, b: a / b, "nonzero"),
+}
+
+
+@pytest.mark.parametrize("op", sorted(BINARY))
+@SETTINGS
+@given(shapes=pairs, seed=st.integers(0, 2**32 - 1))
+def test_binary_ops_broadcast_like_torch(op, shapes, seed):
+    fn, divisor_kind = BINARY[op]
+    rng = np.random.default_rng(seed)
+    a_shape, b_shape = shapes.input_shapes
+    _compare(fn, fn, [_array(rng, a_shape), _array(rng, b_shape, divisor_kind)], seed=seed)
+
+
+@pytest.mark.parametrize("op", sorted(BINARY))
+@SETTINGS
+@given(shapes=pairs, seed=st.integers(0, 2**32 - 1))
+def test_binary_ops_float32_stay_float32(op, shapes, seed):
+    fn, divisor_kind = BINARY[op]
+    rng = np.random.default_rng(seed)
+    a_shape, b_shape = shapes.input_shapes
+    arrays = [_array(rng, a_shape).astype(np.float32), _array(rng, b_shape, divisor_kind)]
+    _compare(fn, fn, arrays, seed=seed, dtype=np.float32, rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("op", sorted(BINARY))
+def test_numbers_and_arrays_on_either_side(op):
+    fn, _ = BINARY[op]
+    x = Tensor([[1.5, -2.0, 3.0]], requires_grad=True)
+    array = np.array([[2.0], [-4.0]])
+    for other in (2, 2.5, np.float64(3.0), array):
+        for left, right in ((x, other), (other, x)):
+            out = fn(left, right)
+            assert isinstance(out, Tensor), f"{type(left).__name__} {op} {type(right).__name__}"
+            expected = fn(left.data if left is x else left, right.data if right is x else right)
+            np.testing.assert_allclose(out.data, expected)
+            out.backward(np.ones(out.shape))
+            assert x.grad.shape == x.shape
+            x.grad = None
+
+
+def test_python_numbers_and_int_arrays_keep_float32():
+    x = Tensor(np.ones(3, dtype=np.float32), requires_grad=True)
+    for out in (2 * x, x + 1, 1 - x, x / 4, x * np.arange(3)):
+        assert out.dtype == np.float32
+
+
+UNARY = {
+    "neg": (lambda x: -x, lambda x: -x, "any"),
+    "exp": (lambda x: x.exp(), torch.exp, "any"),
+    "log": (lambda x: x.log(), torch.log, "positive"),
+    "tanh": (lambda x: x.tanh(), torch.tanh, "any"),
+    "relu": (lambda x: x.relu(), torch.relu, "any"),
+    "sigmoid": (lambda x: x.sigmoid(), torch.sigmoid, "any"),
+    "square": (lambda x: x**2, lambda x: x**2, "any"),
+    "cube": (lambda x: x**3, lambda x: x**3, "any"),
+    "sqrt": (lambda x: x**0.5, torch.sqrt, "positive"),
+    "reciprocal": (lambda x: x**-1, lambda x: x**-1, "nonzero"),
+}
+shapes_up_to_4d = st.lists(st.integers(1, 4), min_size=0, max_size=4).map(tuple)
+
+
+@pytest.mark.parametrize("name", sorted(UNARY))
+@SETTINGS
+@given(shape=shapes_up_to_4d, seed=st.integers(0, 2**32 - 1))
+def test_unary_ops_like_torch(name, shape, seed):
+    fn, torch_fn, kind = UNARY[name]
+    _compare(fn, torch_fn, [_array(np.random.default_rng(seed), shape, kind)], seed=seed)
+
+
+@pytest.mark.parametrize("name", sorted(UNARY))
+def test_unary_ops_float32_stay_float32(name):
+    fn, torch_fn, kind = UNARY[name]
+    array = _array(np.random.default_rng(1), (3, 4), kind).astype(np.float32)
+    _compare(fn, torch_fn, [array], dtype=np.float32, rtol=1e-4, atol=1e-5)
+
+
+@st.composite
+def shape_and_axis(draw):
+    """A shape up to 4-D and an axis argument for it: None, an int (maybe negative) or a tuple."""
+    shape = draw(st.lists(st.integers(1, 4), min_size=1, max_size=4).map(tuple))
+    ndim = len(shape)
+    axis = draw(
+        st.one_of(
+            st.none(),
+            st.integers(-ndim, ndim - 1),
+            st.lists(st.integers(0, ndim - 1), min_size=1, max_size=ndim, unique=True).map(tuple),
+        )
+    )
+    return shape, axis
+
+
+def _torch_axis(axis, ndim):
+    return tuple(range(ndim)) if axis is None else axis
+
+
+@pytest.mark.parametrize("name", ["sum", "mean", "max"])
+@SETTINGS
+@given(case=shape_and_axis(), keepdims=st.booleans(), seed=st.integers(0, 2**32 - 1))
+def test_reductions_like_torch(name, case, keepdims, seed):
+    shape, axis = case
+    # Distinct values, so max has no ties (ties are tested on their own below).
+    array = np.random.default_rng(seed).permutation(np.prod(shape)).reshape(shape) / 7.0
+    torch_fns = {"sum": torch.sum, "mean": torch.mean, "max": torch.amax}
+
+    def reference(x):
+        return torch_fns[name](x, dim=_torch_axis(axis, len(shape)), keepdim=keepdims)
+
+    _compare(lambda x: getattr(x, name)(axis=axis, keepdims=keepdims), reference, [array], seed=seed)
+
+
+def test_max_splits_the_gradient_evenly_among_ties():
+    x = Tensor([[1.0, 3.0, 3.0], [2.0, 2.0, 2.0]], requires_grad=True)
+    x.max(axis=1).backward(np.array([1.0, 3.0]))
+    np.testing.assert_allclose(x.grad, [[0.0, 0.5, 0.5], [1.0, 1.0, 1.0]])
+    reference = torch.tensor([[1.0, 3.0, 3.0], [2.0, 2.0, 2.0]], requires_grad=True)
+    torch.amax(reference, dim=1).backward(torch.tensor([1.0, 3.0]))
+    np.testing.assert_allclose(x.grad, reference.grad.numpy())
+    y = Tensor([4.0, 1.0, 4.0, 4.0], requires_grad=True)
+    y.max().backward()
+    np.testing.assert_allclose(y.grad, [1 / 3, 0.0, 1 / 3, 1 / 3])
+
+
+@SETTINGS
+@given(shape=st.lists(st.integers(1, 4), min_size=1, max_size=4).map(tuple), data=st.data())
+def test_reshape_and_transpose_like_torch(shape, data):
+    array = np.random.default_rng(0).normal(size=shape)
+    perm = tuple(data.draw(st.permutations(range(len(shape)))))
+    _compare(lambda x: x.transpose(*perm), lambda x: x.permute(*perm), [array])
+    _compare(lambda x: x.T, lambda x: x.permute(*reversed(range(len(shape)))), [array])
+    _compare(lambda x: x.reshape(-1, 1), lambda x: x.reshape(-1, 1), [array])
+    _compare(lambda x: x.reshape((shape[-1], -1)), lambda x: x.reshape(shape[-1], -1), [array])
+
+
+INDEXES = [
+    1,
+    -1,
+    slice(1, None),
+    (slice(None), 2),
+    (Ellipsis, slice(None, None, 2)),
+    (None, 0),
+    [0, 2, 0, 0],  # repeated indices: their gradients must add up
+    (np.array([0, 1, 1]), np.array([3, 3, 3])),
+    (slice(None), np.array([[0, 0], [1, 3]])),
+    np.array([True, False, True]),
+]
+
+
+@pytest.mark.parametrize("index", INDEXES, ids=[repr(i) for i in INDEXES])
+def test_indexing_like_torch(index):
+    array = np.random.default_rng(3).normal(size=(3, 4))
+    torch_index = tuple(torch.tensor(i) if isinstance(i, (list, np.ndarray)) else i
+                        for i in (index if isinstance(index, tuple) else (index,)))
+    _compare(lambda x: x[index], lambda x: x[torch_index], [array])
+
+
+def test_repeated_indices_accumulate():
+    x = Tensor([1.0, 2.0, 3.0], requires_grad=True)
+    x[[0, 0, 2, 0]].sum().backward()
+    np.testing.assert_allclose(x.grad, [3.0, 0.0, 1.0])
+
+
+MATMUL_SHAPES = [
+    ((6, 6, 5, 4), (4, 3)),
+    ((5, 4), (6, 6, 4, 3)),
+    ((2, 1, 5, 4), (3, 4, 2)),
+    ((7, 3, 4), (7, 4, 2)),
+    ((4,), (4, 3)),
+    ((5, 4), (4,)),
+    ((4,), (4,)),
+    ((4,), (2, 4, 3)),
+    ((2, 5, 4), (4,)),
+    ((3, 4), (4, 5)),
+]
+
+
+@pytest.mark.parametrize("a_shape,b_shape", MATMUL_SHAPES, ids=[f"{a}@{b}" for a, b in MATMUL_SHAPES])
+def test_matmul_like_torch(a_shape, b_shape):
+    rng = np.random.default_rng(5)
+    _compare(lambda a, b: a @ b, lambda a, b: a @ b, [rng.normal(size=a_shape), rng.normal(size=b_shape)])
+
+
+@pytest.mark.parametrize("a_shape,b_shape", MATMUL_SHAPES, ids=[f"{a}@{b}" for a, b in MATMUL_SHAPES])
+def test_matmul_float32_and_arrays_on_either_side(a_shape, b_shape):
+    rng = np.random.default_rng(6)
+    a = rng.normal(size=a_shape).astype(np.float32)
+    b = rng.normal(size=b_shape).astype(np.float32)
+    _compare(lambda a, b: a @ b, lambda a, b: a @ b, [a, b], dtype=np.float32, rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose((a @ Tensor(b)).data, a @ b, rtol=1e-6)
+    np.testing.assert_allclose((Tensor(a) @ b).data, a @ b, rtol=1e-6)
+
+
+# -- finite differences, every element --------------------------------------------
+
+FD_CASES = {
+    "add broadcast": (lambda a, b: (a + b).tanh().sum(), [(2, 1, 3), (4, 1)]),
+    "sub broadcast": (lambda a, b: ((a - b) ** 2).mean(), [(3,), (2, 3)]),
+    "mul broadcast": (lambda a, b: (a * b).sum(), [(2, 3), (1,)]),
+    "div broadcast": (lambda a, b: (a / (b * b + 1)).sum(), [(2, 3), (3,)]),
+    "exp log": (lambda a: (a.exp() + 1).log().sum(), [(2, 3)]),
+    "sigmoid relu": (lambda a: (a.sigmoid() * a.relu()).sum(), [(3, 2)]),
+    "batched matmul": (lambda a, b: (a @ b).tanh().sum(), [(2, 3, 2, 4), (4, 3)]),
+    "vector matmul": (lambda a, b: (a @ b).sum(), [(4,), (2, 4, 3)]),
+    "max axis": (lambda a: a.max(axis=1).sum(), [(3, 4)]),
+    "mean keepdims": (lambda a: (a - a.mean(axis=0, keepdims=True)).tanh().sum(), [(3, 2)]),
+    "index and transpose": (lambda a: (a[[0, 0, 1]].T @ a[:, 1:]).sum(), [(3, 3)]),
+    "reshape": (lambda a: (a.reshape(3, 2) ** 3).sum(), [(2, 3)]),
+    "neg and sqrt": (lambda a: (-((a * a + 1) ** 0.5)).sum(), [(2, 2)]),
+    "vector @ vector": (lambda a, b: (a @ b).tanh(), [(3,), (3,)]),
+    "matrix @ vector": (lambda a, b: (a @ b).exp().sum(), [(2, 3), (3,)]),
+    "sum axes": (lambda a: (a.sum(axis=(0, 2)) ** 2).sum(), [(2, 3, 2)]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(FD_CASES))
+def test_gradients_match_finite_differences(name):
+    fn, shapes = FD_CASES[name]
+    rng = np.random.default_rng(11)
+    inputs = [Tensor(rng.normal(size=s) + 0.1, requires_grad=True) for s in shapes]
+    assert gradcheck(fn, *inputs)
+
+
+@pytest.mark.parametrize("op", sorted(BINARY))
+@settings(max_examples=15, deadline=None)
+@given(shapes=pairs, seed=st.integers(0, 2**32 - 1))
+def test_binary_ops_match_finite_differences_on_broadcast_shapes(op, shapes, seed):
+    fn, divisor_kind = BINARY[op]
+    rng = np.random.default_rng(seed)
+    a_shape, b_shape = shapes.input_shapes
+    a, b = Tensor(_array(rng, a_shape)), Tensor(_array(rng, b_shape, divisor_kind))
+    weights = Tensor(_array(rng, shapes.result_shape))  # so every output element matters differently
+    assert gradcheck(lambda a, b: (fn(a, b) * weights).sum(), a, b)
+
+
+def test_gradcheck_catches_a_wrong_gradient_and_names_the_element():
+    x = Tensor(np.array([[0.5, -1.0], [2.0, 0.3]]), requires_grad=True)
+
+    def wrong(t):
+        out = t.tanh().sum()
+        out.parents[0]._backward = lambda node: None  # a rule that passes nothing on
+        return out
+
+    with pytest.raises(AssertionError, match=r"index \(\d, \d\).*backward gave 0.*relative error"):
+        gradcheck(wrong, x)
+
+
+# -- sum_to_shape, the reduction over stretched axes --------------------------------
+
+
+@SETTINGS
+@given(shapes=pairs)
+def test_sum_to_shape_undoes_broadcasting(shapes):
+    a_shape, b_shape = shapes.input_shapes
+    ones = np.ones(shapes.result_shape)
+    for shape in (a_shape, b_shape):
+        reduced = sum_to_shape(ones, shape)
+        assert reduced.shape == shape
+        # Each entry was used once per copy broadcasting made of it.
+        np.testing.assert_allclose(reduced, np.prod(shapes.result_shape) / max(np.prod(shape), 1))
+
+
+def test_sum_to_shape_rejects_a_shape_that_could_not_broadcast():
+    with pytest.raises(ValueError, match=r"\(2, 3\).*\(4,\)"):
+        sum_to_shape(np.ones((2, 3)), (4,))

@@ -1,0 +1,181 @@
+"""BackwardStepper: the backward walk replayed node by node, driven through its widget's buttons."""
+
+from __future__ import annotations
+
+import html
+import shutil
+
+import pytest
+
+from tinyad import Value, topo_sort
+from tinyad.viz import CURRENT_COLOUR, DONE_COLOUR, INSTALL_HINT, BackwardStepper
+
+
+def shared_graph() -> Value:
+    """L = (h + a*a) * (h * x) with h = tanh(x * a): h feeds two nodes, a * a uses a twice."""
+    x, a = Value(1.5, "x"), Value(-0.5, "a")
+    h = (x * a).tanh()
+    h.label = "h"
+    s = a * a
+    s.label = "s"
+    p = h + s
+    p.label = "p"
+    q = h * x
+    q.label = "q"
+    L = p * q
+    L.label = "L"
+    return L
+
+
+def reference_grads() -> list[float]:
+    """Every node's grad after Value.backward on a fresh copy, in topo_sort order."""
+    root = shared_graph()
+    root.backward()
+    return [node.grad for node in topo_sort(root)]
+
+
+def highlighted(stepper: BackwardStepper) -> list[str]:
+    """The names of the nodes drawn in the current-node colour."""
+    return [
+        line.split()[0]
+        for line in stepper.draw().body
+        if f"fillcolor={CURRENT_COLOUR}" in line
+    ]
+
+
+def test_next_visits_every_node_in_reverse_topological_order_and_ends_at_backwards_grads():
+    root = shared_graph()
+    order = topo_sort(root)
+    stepper = BackwardStepper(root)
+    stepper.widget()
+    assert stepper.order == order
+    assert len(stepper.steps) == len(order) + 1  # the seed, then one step per node
+
+    # Step 0: the seed. Only the root has a gradient.
+    assert stepper.node is root
+    assert stepper.current.grads == (0.0,) * (len(order) - 1) + (1.0,)
+    assert stepper.label.value.startswith(f"step 0 of {len(order)}: seed")
+    assert stepper.previous_button.disabled and not stepper.next_button.disabled
+
+    final = reference_grads()
+    for k in reversed(range(len(order))):
+        stepper.next_button.click()
+        assert stepper.node is order[k]
+        assert stepper.current.position == k
+        assert highlighted(stepper) == [f"v{k}"]
+        assert order[k].label in stepper.label.value
+        # A node is visited only once every node that uses it has run: its grad is final.
+        assert stepper.current.grads[k] == pytest.approx(final[k], rel=1e-12, abs=1e-15)
+    assert stepper.current.grads == pytest.approx(tuple(final), rel=1e-12, abs=1e-15)
+    assert stepper.next_button.disabled
+
+    # The drawing shows the final grads, to four digits.
+    source = stepper.draw().source
+    for node, grad in zip(order, final):
+        assert f"grad {grad:.4g}" in source, node.label
+
+
+def test_a_node_with_two_consumers_collects_its_grad_in_two_parts():
+    root = shared_graph()
+    stepper = BackwardStepper(root)
+    k = next(i for i, node in enumerate(stepper.order) if node.label == "h")
+    grads_of_h = [step.grads[k] for step in stepper.steps]
+    nonzero_changes = {b for a, b in zip(grads_of_h, grads_of_h[1:]) if b != a}
+    assert len(nonzero_changes) == 2  # one part from p, one from q
+    assert grads_of_h[-1] == pytest.approx(reference_grads()[k])
+
+
+def test_messages_say_what_each_rule_added():
+    a = Value(3.0, "a")
+    b = a + a
+    b.label = "b"
+    c = b * b
+    c.label = "c"
+    messages = [step.message for step in BackwardStepper(c).steps]
+    assert messages == [
+        "seed: c.grad = 1",
+        "c (*) added 12 to b",  # b is used twice by *: 6 + 6, summed over both uses
+        "b (+) added 24 to a",  # c = (2a)**2, dc/da = 8a = 24
+        "a is a leaf: nothing to pass on, its grad 24 is final",
+    ]
+    unlabelled = Value(2.0) * Value(4.0)
+    assert BackwardStepper(unlabelled).steps[1].message == "v2 (*) added 4 to v0, 2 to v1"
+
+
+def test_previous_and_reset_go_back_and_the_ends_are_safe():
+    root = shared_graph()
+    stepper = BackwardStepper(root)
+    stepper.widget()
+    start_label, start_picture = stepper.label.value, stepper.picture.value
+
+    stepper.previous_button.click()  # at the seed already: nothing happens
+    assert stepper.position == 0 and stepper.label.value == start_label
+
+    for _ in range(3):
+        stepper.next_button.click()
+    third = stepper.current
+    stepper.next_button.click()
+    stepper.previous_button.click()
+    assert stepper.position == 3 and stepper.current == third
+    assert stepper.label.value.startswith("step 3 of")
+
+    stepper.reset_button.click()
+    assert stepper.position == 0
+    assert stepper.label.value == start_label and stepper.picture.value == start_picture
+
+    for _ in range(len(stepper.steps) + 5):  # past the end: stays at the last step
+        stepper.next_button.click()
+    assert stepper.position == len(stepper.steps) - 1
+
+
+def test_the_graph_keeps_its_own_grads():
+    root = shared_graph()
+    root.backward()
+    root.backward()  # leaves accumulate: their grads are now twice the reference
+    before = [node.grad for node in topo_sort(root)]
+    stepper = BackwardStepper(root)
+    stepper.widget()
+    for _ in range(4):
+        stepper.next()
+    stepper.draw()
+    assert [node.grad for node in topo_sort(root)] == before
+    # The stepper's own walk starts from zero grads, so it ends at one backward's worth.
+    assert stepper.steps[-1].grads == pytest.approx(tuple(reference_grads()))
+
+
+def test_visited_nodes_are_shaded():
+    stepper = BackwardStepper(shared_graph())
+    for _ in range(3):
+        stepper.next()
+    last = len(stepper.order) - 1
+    shaded = {line.split()[0] for line in stepper.draw().body if f"fillcolor={DONE_COLOUR}" in line}
+    visited_before = {stepper.steps[1].position, stepper.steps[2].position}
+    assert shaded == {f"v{k}" for k in visited_before - {stepper.current.position}}
+    assert f"v{last}" in shaded  # the root was visited in step 1
+
+
+@pytest.mark.skipif(shutil.which("dot") is None, reason="the Graphviz dot program is not installed")
+def test_with_dot_the_picture_is_svg():
+    stepper = BackwardStepper(shared_graph())
+    stepper.widget()
+    assert stepper.picture.value.startswith("<svg") and "</svg>" in stepper.picture.value
+    stepper.next_button.click()
+    assert "grad 1" in html.unescape(stepper.picture.value)
+
+
+def test_without_dot_the_widget_shows_dot_text_and_the_hint(monkeypatch, tmp_path):
+    monkeypatch.setenv("PATH", str(tmp_path))  # an empty folder: no dot program
+    stepper = BackwardStepper(shared_graph())
+    stepper.widget()
+    for _ in range(len(stepper.steps)):
+        stepper.next_button.click()
+        picture = stepper.picture.value
+        assert picture.startswith("<pre>") and html.escape(INSTALL_HINT) in picture
+        assert f"v{stepper.current.position} [fillcolor={CURRENT_COLOUR}" in html.unescape(picture)
+    stepper.reset_button.click()
+    assert stepper.label.value.startswith("step 0 of")
+
+
+def test_a_root_that_is_not_a_scalar_value_is_refused():
+    with pytest.raises(TypeError, match="float"):
+        BackwardStepper(1.5)
