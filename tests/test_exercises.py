@@ -1,0 +1,234 @@
+"""The exercise machinery: the generator, and every exercise notebook against its solution.
+
+The lessons (notebooks/) and solutions (solutions/) themselves are run by nbval in strict
+mode from pyproject's pytest settings. Here, for every exercise notebook:
+
+- it is exactly what ``tools/nbtools.make_exercise`` makes from its solution;
+- run as a learner runs it with the blanks left in (``pytest --nbval-lax exercises/``),
+  every check cell fails, with an AssertionError or a NotImplementedError, and every
+  other cell passes (a NameError or a failing set-up cell means a broken notebook).
+
+A check cell is a code cell that calls ``grading.<helper>(...)`` or is tagged ``check``
+(``nbtools.is_check_cell``).
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import nbformat
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tools"))
+import nbtools  # noqa: E402  (tools/ is a folder of scripts, not a package)
+
+SOLUTIONS = sorted(p.name for p in (ROOT / "solutions").glob("*.ipynb"))
+EXERCISES = sorted(p.name for p in (ROOT / "exercises").glob("*.ipynb"))
+EXECUTED = sorted((ROOT / "notebooks").glob("*.ipynb")) + sorted((ROOT / "solutions").glob("*.ipynb"))
+LEARNER_FAILURES = {"AssertionError", "NotImplementedError"}
+
+
+# -- the generator, on a notebook made here -----------------------------------------
+
+
+def solution_notebook() -> nbformat.NotebookNode:
+    """A small solution notebook with a solution block, hidden tests and outputs."""
+    v4 = nbformat.v4
+    function = v4.new_code_cell(
+        "def double(x):\n"
+        '    """Twice x."""\n'
+        "    ### BEGIN SOLUTION\n"
+        "    y = 2 * x\n"
+        "    return y\n"
+        "    ### END SOLUTION\n"
+        "\n"
+        "print('defined')",
+        execution_count=3,
+        outputs=[v4.new_output("stream", name="stdout", text="defined\n")],
+        metadata={"tags": ["keep-me"], "execution": {"iopub.status.busy": "2026-01-01T00:00"}},
+    )
+    check = v4.new_code_cell(
+        "grading.check_close(double(2), 4, 'double', 'double(2)', 'twice')\n"
+        "### BEGIN HIDDEN TESTS\n"
+        "assert double(5) == 10\n"
+        "### END HIDDEN TESTS\n"
+        "print('ok')",
+        execution_count=4,
+    )
+    answer = v4.new_markdown_cell("Why?\n\n### BEGIN SOLUTION\nBecause.\n### END SOLUTION")
+    nb = v4.new_notebook(cells=[function, check, answer])
+    for k, cell in enumerate(nb.cells):
+        cell.id = f"cell-{k}"  # nbformat draws random ids
+    nb.metadata = {"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"},
+                   "language_info": {"name": "python", "version": "3.11.7"}}
+    return nb
+
+
+def test_a_solution_block_becomes_the_stub_at_its_indentation():
+    exercise = nbtools.make_exercise(solution_notebook())
+    assert exercise.cells[0].source == (
+        "def double(x):\n"
+        '    """Twice x."""\n'
+        "    # YOUR CODE HERE\n"
+        "    raise NotImplementedError()\n"
+        "\n"
+        "print('defined')"
+    )
+    assert exercise.cells[2].source == "Why?\n\nYOUR ANSWER HERE"
+
+
+def test_hidden_tests_are_dropped_and_the_rest_kept():
+    exercise = nbtools.make_exercise(solution_notebook())
+    assert exercise.cells[1].source == (
+        "grading.check_close(double(2), 4, 'double', 'double(2)', 'twice')\nprint('ok')"
+    )
+
+
+def test_outputs_counts_and_metadata_are_cleared_and_the_solution_untouched():
+    solution = solution_notebook()
+    before = nbformat.writes(solution)
+    exercise = nbtools.make_exercise(solution)
+    for cell in exercise.cells:
+        if cell.cell_type == "code":
+            assert cell.outputs == [] and cell.execution_count is None
+    assert exercise.cells[0].metadata == {"tags": ["keep-me"]}
+    assert exercise.metadata["language_info"] == {"name": "python"}
+    assert nbformat.writes(solution) == before
+
+
+def test_generation_is_byte_for_byte_deterministic():
+    first = nbtools.dumps(nbtools.make_exercise(solution_notebook()))
+    again = nbtools.dumps(nbtools.make_exercise(nbformat.reads(first, as_version=4)))
+    assert first == nbtools.dumps(nbtools.make_exercise(solution_notebook()))
+    assert again == first  # an exercise is a fixed point
+
+
+@pytest.mark.parametrize(
+    "source, complaint",
+    [
+        ("### BEGIN SOLUTION\nx = 1", "never closed"),
+        ("x = 1\n### END SOLUTION", "without BEGIN"),
+        ("### BEGIN SOLUTION\n### BEGIN SOLUTION\n### END SOLUTION", "inside"),
+        ("### BEGIN HIDDEN TESTS\nassert True", "never closed"),
+    ],
+)
+def test_unbalanced_markers_are_refused_with_the_cell(source, complaint):
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(source)])
+    with pytest.raises(ValueError, match=complaint) as error:
+        nbtools.make_exercise(nb, "07_x.ipynb")
+    assert "07_x.ipynb, cell 0" in str(error.value)
+
+
+def test_check_cells_are_those_that_call_grading_or_are_tagged():
+    v4 = nbformat.v4
+    assert nbtools.is_check_cell(v4.new_code_cell("grading.check(True, 'w', 't', 'e', 'g', 'h')"))
+    assert nbtools.is_check_cell(v4.new_code_cell("assert f(1) == 2", metadata={"tags": ["check"]}))
+    assert not nbtools.is_check_cell(v4.new_code_cell("from tinyad import grading"))
+    assert not nbtools.is_check_cell(v4.new_markdown_cell("grading.check(...)"))
+
+
+# -- the notebooks in the repository ------------------------------------------------
+
+
+def lesson(name: str) -> str:
+    return name[:2]
+
+
+@pytest.mark.parametrize("name", sorted(set(SOLUTIONS) | set(EXERCISES)))
+def test_exercise_is_generated_from_its_solution(name):
+    solution, exercise = ROOT / "solutions" / name, ROOT / "exercises" / name
+    rebuild = f"run python tools/build.py {lesson(name)}"
+    assert solution.exists(), f"exercises/{name} has no solutions/{name}"
+    assert exercise.exists(), f"exercises/{name} is missing: {rebuild}"
+    expected = nbtools.dumps(nbtools.make_exercise(nbtools.read(solution), name))
+    stored = nbtools.dumps(nbtools.read(exercise))
+    assert stored == expected, f"exercises/{name} is not what solutions/{name} generates: {rebuild}"
+
+
+@pytest.mark.parametrize("path", EXECUTED, ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_lessons_and_solutions_are_stored_executed_and_normalised(path):
+    rebuild = f"run python tools/build.py {lesson(path.name)}"
+    nb = nbtools.read(path)
+    unexecuted = [k for k, c in enumerate(nb.cells) if c.cell_type == "code" and c.execution_count is None]
+    assert not unexecuted, f"{path.parent.name}/{path.name}: cells {unexecuted} never ran: {rebuild}"
+    text = nbtools.dumps(nb)
+    assert nbtools.dumps(nbtools.normalise(nb)) == text, (
+        f"{path.parent.name}/{path.name} has metadata the course does not keep: {rebuild}"
+    )
+
+
+@pytest.mark.parametrize("name", SOLUTIONS)
+def test_every_solution_has_blanks_and_check_cells(name):
+    nb = nbtools.read(ROOT / "solutions" / name)
+    assert any(nbtools.has_solution(c) for c in nb.cells), f"solutions/{name} has no BEGIN SOLUTION"
+    assert any(nbtools.is_check_cell(c) for c in nb.cells), f"solutions/{name} has no check cell"
+
+
+# Colour codes; junit XML writes the escape character as "#x1B".
+ANSI = re.compile(r"(?:\x1b|#x1B)\[[0-9;]*m")
+EXCEPTION_LINE = re.compile(r"^([A-Za-z_][\w.]*(?:Error|Exception|Interrupt|Exit))(?::|$)", re.M)
+
+
+def failure_name(text: str) -> str:
+    """The exception a failed nbval cell ended with, from its report text."""
+    names = EXCEPTION_LINE.findall(ANSI.sub("", text))
+    return names[-1].rsplit(".", 1)[-1] if names else "(no exception found)"
+
+
+@pytest.fixture(scope="module")
+def blank_run(tmp_path_factory) -> dict[str, list[tuple[str, str]]]:
+    """The learner's autograde command on every exercise notebook: per notebook, per code cell,
+    ('passed', '') or ('failed', exception name)."""
+    junit = tmp_path_factory.mktemp("autograde") / "junit.xml"
+    command = [sys.executable, "-m", "pytest", "--nbval-lax", "exercises/",
+               "-p", "no:cacheprovider", f"--junitxml={junit}"]
+    run = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert junit.exists(), f"{' '.join(command)} did not run:\n{run.stdout}\n{run.stderr}"
+    results: dict[str, list[tuple[str, str]]] = {}
+    for case in ET.parse(junit).iter("testcase"):
+        notebook = case.get("classname", "").rsplit(".", 2)  # exercises.01_value.ipynb
+        name = ".".join(notebook[-2:])
+        problem = case.find("failure")
+        if problem is None:
+            problem = case.find("error")
+        if problem is None and case.find("skipped") is not None:
+            outcome = ("skipped", "")
+        elif problem is None:
+            outcome = ("passed", "")
+        else:
+            outcome = ("failed", failure_name((problem.get("message") or "") + (problem.text or "")))
+        results.setdefault(name, []).append(outcome)  # cells come in notebook order
+    return results
+
+
+@pytest.mark.parametrize("name", EXERCISES)
+def test_with_the_blanks_left_in_every_check_fails(name, blank_run):
+    cells = [c for c in nbtools.read(ROOT / "exercises" / name).cells if c.cell_type == "code"]
+    outcomes = blank_run.get(name, [])
+    assert len(outcomes) == len(cells), (
+        f"exercises/{name}: nbval reported {len(outcomes)} cells, the notebook has {len(cells)}"
+    )
+    checks = 0
+    for cell, (outcome, exception) in zip(cells, outcomes):
+        first_line = cell.source.strip().splitlines()[0] if cell.source.strip() else "(empty)"
+        if nbtools.is_check_cell(cell):
+            checks += 1
+            assert outcome == "failed", (
+                f"exercises/{name}: the check cell starting {first_line!r} passes with the blanks "
+                "left in: it cannot fail"
+            )
+            assert exception in LEARNER_FAILURES, (
+                f"exercises/{name}: the check cell starting {first_line!r} fails with {exception}, "
+                f"not with the blank's NotImplementedError or a check's AssertionError"
+            )
+        else:
+            assert outcome == "passed", (
+                f"exercises/{name}: the cell starting {first_line!r} is not a check cell but "
+                f"{outcome} ({exception}) with the blanks left in: the notebook is broken there"
+            )
+    assert checks > 0, f"exercises/{name} has no check cell (a cell calling grading.<helper>(...))"

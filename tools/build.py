@@ -1,0 +1,124 @@
+"""Rebuild lessons: ``python tools/build.py [NN ...]`` (no NN: every lesson).
+
+For each lesson NN, from the repository root or anywhere else:
+
+1. execute ``notebooks/NN_*.ipynb`` and ``solutions/NN_*.ipynb`` in place, each on a
+   fresh kernel of the Python running this script, in the notebook's own folder;
+2. write ``exercises/NN_*.ipynb`` from the executed solution (``nbtools.make_exercise``).
+
+A notebook whose cell raises (other than a cell marked ``# NBVAL_RAISES_EXCEPTION`` or
+tagged ``raises-exception``) stops the build and is not overwritten.
+Executed notebooks keep their outputs and only the metadata ``nbtools.normalise``
+keeps (no timings), so an unchanged lesson rebuilds to the same text apart from
+outputs that cannot be stable (graph SVG, widget ids), which nbval ignores.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from pathlib import Path
+
+from jupyter_client.kernelspec import KernelSpec, KernelSpecManager
+from jupyter_client.manager import KernelManager
+from nbclient import NotebookClient
+from nbclient.exceptions import CellExecutionError
+
+import nbtools
+
+ROOT = Path(__file__).resolve().parent.parent
+RAISES_MARKER = "NBVAL_RAISES_EXCEPTION"
+RAISES_TAG = "raises-exception"
+
+
+class CurrentPythonKernels(KernelSpecManager):
+    """Every kernel name means an IPython kernel of the Python running this script."""
+
+    def get_kernel_spec(self, kernel_name: str) -> KernelSpec:
+        return KernelSpec(
+            argv=[sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}",
+                  "--log-level=ERROR"],
+            display_name="Python 3",
+            language="python",
+        )
+
+
+def shown(path: Path) -> str:
+    """A path as the messages show it: relative to the repository when inside it."""
+    return str(path.relative_to(ROOT)) if path.is_relative_to(ROOT) else str(path)
+
+
+def lessons(numbers: list[str]) -> list[str]:
+    """The lesson numbers to build: those given, checked, or every one found."""
+    found = sorted(
+        {p.name[:2] for folder in ("notebooks", "solutions") for p in (ROOT / folder).glob("[0-9][0-9]_*.ipynb")}
+    )
+    if not numbers:
+        return found
+    wanted = []
+    for n in numbers:
+        if not (n.isdigit() and len(n) <= 2):
+            raise SystemExit(f"build.py: a lesson is a number like 01 or 1, got {n!r}")
+        n = n.zfill(2)
+        if n not in found:
+            raise SystemExit(f"build.py: no notebooks/{n}_*.ipynb or solutions/{n}_*.ipynb")
+        wanted.append(n)
+    return wanted
+
+
+def execute(path: Path, timeout: int) -> None:
+    """Run a notebook top to bottom on a fresh kernel and save it with its outputs."""
+    nb = nbtools.read(path)
+    marked = []  # cells whose comment marker says they raise: tag them for nbclient
+    for cell in nb.cells:
+        tags = cell.metadata.setdefault("tags", [])
+        if cell.cell_type == "code" and RAISES_MARKER in cell.source and RAISES_TAG not in tags:
+            tags.append(RAISES_TAG)
+            marked.append(cell)
+    kernel = KernelManager(kernel_name="python3", kernel_spec_manager=CurrentPythonKernels())
+    client = NotebookClient(
+        nb,
+        km=kernel,
+        timeout=timeout,
+        record_timing=False,
+        resources={"metadata": {"path": str(path.parent)}},
+    )
+    start = time.perf_counter()
+    # A backend set outside (MPLBACKEND=Agg) would keep plots out of the notebook.
+    env = {k: v for k, v in os.environ.items() if k != "MPLBACKEND"}
+    try:
+        client.execute(env=env)
+    except CellExecutionError as error:
+        raise SystemExit(f"build.py: {shown(path)} failed, left unchanged:\n{error}")
+    for cell in marked:
+        cell.metadata["tags"].remove(RAISES_TAG)
+    nbtools.write(nbtools.normalise(nb), path)
+    print(f"executed  {shown(path)}  ({time.perf_counter() - start:.1f} s)")
+
+
+def build(number: str, timeout: int) -> None:
+    """Execute lesson ``number``'s lesson and solution notebooks, then regenerate its exercises."""
+    for folder in ("notebooks", "solutions"):
+        for path in sorted((ROOT / folder).glob(f"{number}_*.ipynb")):
+            execute(path, timeout)
+    for solution in sorted((ROOT / "solutions").glob(f"{number}_*.ipynb")):
+        exercise = ROOT / "exercises" / solution.name
+        exercise.parent.mkdir(exist_ok=True)
+        nbtools.write(nbtools.make_exercise(nbtools.read(solution), solution.name), exercise)
+        print(f"generated {shown(exercise)}")
+
+
+def main() -> None:
+    """Parse the lesson numbers and build each lesson."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("lessons", nargs="*", metavar="NN", help="lesson numbers (default: all)")
+    parser.add_argument("--timeout", type=int, default=300, help="seconds per cell (default 300)")
+    args = parser.parse_args()
+    for number in lessons(args.lessons):
+        build(number, args.timeout)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,134 @@
+"""Exercise notebooks from solution notebooks, and the rules the tests share with the build.
+
+- ``make_exercise(solution)``: the learner's notebook. Each ``### BEGIN SOLUTION`` ...
+  ``### END SOLUTION`` block becomes ``# YOUR CODE HERE`` and
+  ``raise NotImplementedError()`` at the block's indentation (in a markdown cell:
+  ``YOUR ANSWER HERE``); the lines from ``### BEGIN HIDDEN TESTS`` to
+  ``### END HIDDEN TESTS`` are dropped; every output and execution count is cleared.
+  These are nbgrader's ClearSolutions / ClearHiddenTests conventions, written here so
+  that nothing needs nbgrader.
+- ``normalise(nb)``: the one notebook metadata the course keeps (the ``python3``
+  kernelspec, the language name, saved widget state) and, per cell, only its tags, so
+  writing a notebook twice gives the same bytes.
+- ``is_check_cell(cell)``: a check cell is a code cell that calls a ``grading.``
+  helper (``grading.check_close(...)``) or carries the tag ``check``.
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+from pathlib import Path
+
+import nbformat
+from nbformat import NotebookNode
+
+BEGIN_SOLUTION = re.compile(r"^\s*#+\s*BEGIN SOLUTION\s*$")
+END_SOLUTION = re.compile(r"^\s*#+\s*END SOLUTION\s*$")
+BEGIN_HIDDEN = re.compile(r"^\s*#+\s*BEGIN HIDDEN TESTS\s*$")
+END_HIDDEN = re.compile(r"^\s*#+\s*END HIDDEN TESTS\s*$")
+CODE_STUB = ["# YOUR CODE HERE", "raise NotImplementedError()"]
+MARKDOWN_STUB = ["YOUR ANSWER HERE"]
+
+CHECK_CALL = re.compile(r"\bgrading\.\w+\(")
+CHECK_TAG = "check"
+
+KERNELSPEC = {"display_name": "Python 3", "language": "python", "name": "python3"}
+
+
+def is_check_cell(cell: NotebookNode) -> bool:
+    """A code cell that calls ``grading.<helper>(...)`` or is tagged ``check``."""
+    if cell.cell_type != "code":
+        return False
+    return CHECK_TAG in cell.metadata.get("tags", []) or bool(CHECK_CALL.search(cell.source))
+
+
+def has_solution(cell: NotebookNode) -> bool:
+    """Whether a cell holds a ``### BEGIN SOLUTION`` block."""
+    return any(BEGIN_SOLUTION.match(line) for line in cell.source.splitlines())
+
+
+def clear_solutions(source: str, stub: list[str], where: str) -> str:
+    """Replace each BEGIN/END SOLUTION block with ``stub``, indented like the BEGIN line."""
+    out: list[str] = []
+    inside = False
+    for number, line in enumerate(source.splitlines(), start=1):
+        if BEGIN_SOLUTION.match(line):
+            if inside:
+                raise ValueError(f"{where}, line {number}: BEGIN SOLUTION inside a solution block")
+            inside = True
+            indent = line[: len(line) - len(line.lstrip())]
+            out.extend(indent + s for s in stub)
+        elif END_SOLUTION.match(line):
+            if not inside:
+                raise ValueError(f"{where}, line {number}: END SOLUTION without BEGIN SOLUTION")
+            inside = False
+        elif not inside:
+            out.append(line)
+    if inside:
+        raise ValueError(f"{where}: BEGIN SOLUTION is never closed by END SOLUTION")
+    return "\n".join(out)
+
+
+def drop_hidden_tests(source: str, where: str) -> str:
+    """Remove the lines from BEGIN HIDDEN TESTS to END HIDDEN TESTS, markers included."""
+    out: list[str] = []
+    inside = False
+    for number, line in enumerate(source.splitlines(), start=1):
+        if BEGIN_HIDDEN.match(line):
+            if inside:
+                raise ValueError(f"{where}, line {number}: BEGIN HIDDEN TESTS inside hidden tests")
+            inside = True
+        elif END_HIDDEN.match(line):
+            if not inside:
+                raise ValueError(f"{where}, line {number}: END HIDDEN TESTS without BEGIN")
+            inside = False
+        elif not inside:
+            out.append(line)
+    if inside:
+        raise ValueError(f"{where}: BEGIN HIDDEN TESTS is never closed by END HIDDEN TESTS")
+    return "\n".join(out)
+
+
+def normalise(nb: NotebookNode) -> NotebookNode:
+    """Keep only the metadata the course needs, in place; returns ``nb``."""
+    metadata = {"kernelspec": dict(KERNELSPEC), "language_info": {"name": "python"}}
+    if "widgets" in nb.metadata:
+        metadata["widgets"] = nb.metadata["widgets"]
+    nb.metadata = nbformat.from_dict(metadata)
+    for cell in nb.cells:
+        tags = cell.metadata.get("tags")
+        cell.metadata = nbformat.from_dict({"tags": list(tags)} if tags else {})
+    return nb
+
+
+def make_exercise(solution: NotebookNode, name: str = "notebook") -> NotebookNode:
+    """The learner's notebook made from a solution notebook (which is left unchanged)."""
+    nb = copy.deepcopy(solution)
+    for index, cell in enumerate(nb.cells):
+        where = f"{name}, cell {index}"
+        if cell.cell_type == "code":
+            cell.source = clear_solutions(cell.source, CODE_STUB, where)
+            cell.source = drop_hidden_tests(cell.source, where)
+            cell.outputs = []
+            cell.execution_count = None
+        elif cell.cell_type == "markdown":
+            cell.source = clear_solutions(cell.source, MARKDOWN_STUB, where)
+    nb.metadata.pop("widgets", None)  # no outputs, so no widget state
+    return normalise(nb)
+
+
+def read(path: Path) -> NotebookNode:
+    """Read a notebook as nbformat 4."""
+    return nbformat.read(str(path), as_version=4)
+
+
+def dumps(nb: NotebookNode) -> str:
+    """The exact text the course stores for a notebook (nbformat's JSON, newline at the end)."""
+    text = nbformat.writes(nb)
+    return text if text.endswith("\n") else text + "\n"
+
+
+def write(nb: NotebookNode, path: Path) -> None:
+    """Write a notebook as ``dumps`` gives it, with Unix line endings."""
+    Path(path).write_text(dumps(nb), encoding="utf-8", newline="\n")
