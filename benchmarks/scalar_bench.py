@@ -29,6 +29,8 @@ from typing import Callable
 from tinyad import Value, topo_sort
 from tinyad.scalar.nn import RNNCell
 
+from machine import cpu_model  # benchmarks/machine.py, beside this script
+
 try:
     from micrograd.engine import Value as MicroValue
 except ImportError:  # the benchmark extra is not installed
@@ -180,24 +182,13 @@ def bench_rnn(steps: int, nhidden: int) -> None:
     )
 
 
-def _cpu_model() -> str:
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown CPU"
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--repeats", type=int, default=7, help="repetitions per timing (median)")
     parser.add_argument("--chain", type=int, default=1_000_000, help="length of the tanh chain")
     parser.add_argument("--steps", type=int, default=1_000, help="RNN time steps")
     args = parser.parse_args()
-    print(f"Python {platform.python_version()} on {platform.machine()} ({_cpu_model()})")
+    print(f"Python {platform.python_version()} on {platform.machine()} ({cpu_model()})")
     bench_mlp_step(args.repeats)
     bench_tanh_chain(args.chain)
     bench_rnn(args.steps, nhidden=16)

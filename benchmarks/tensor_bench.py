@@ -46,6 +46,8 @@ from tinyad.optim import SGD  # noqa: E402
 from tinyad.tensor import functional as F  # noqa: E402
 from tinyad.tensor import nn  # noqa: E402
 
+from machine import cpu_model  # noqa: E402  (benchmarks/machine.py, beside this script)
+
 try:
     import torch
 
@@ -319,17 +321,6 @@ def memory_case(dtype: type) -> dict[str, int]:
         step = make(sizes, dtype)
         out[name] = peak_bytes(lambda step=step: step(x, labels))
     return out
-
-
-def cpu_model() -> str:
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown"
 
 
 def main() -> None:

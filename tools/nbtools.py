@@ -48,46 +48,39 @@ def has_solution(cell: NotebookNode) -> bool:
     return any(BEGIN_SOLUTION.match(line) for line in cell.source.splitlines())
 
 
-def clear_solutions(source: str, stub: list[str], where: str) -> str:
-    """Replace each BEGIN/END SOLUTION block with ``stub``, indented like the BEGIN line."""
+def _replace_blocks(
+    source: str, begin: re.Pattern, end: re.Pattern, stub: list[str], name: str, where: str
+) -> str:
+    """Replace each block from a ``begin`` line to an ``end`` line, markers included, by
+    ``stub`` indented like the ``begin`` line; unbalanced markers raise ``ValueError``."""
     out: list[str] = []
     inside = False
     for number, line in enumerate(source.splitlines(), start=1):
-        if BEGIN_SOLUTION.match(line):
+        if begin.match(line):
             if inside:
-                raise ValueError(f"{where}, line {number}: BEGIN SOLUTION inside a solution block")
+                raise ValueError(f"{where}, line {number}: BEGIN {name} inside a {name} block")
             inside = True
             indent = line[: len(line) - len(line.lstrip())]
             out.extend(indent + s for s in stub)
-        elif END_SOLUTION.match(line):
+        elif end.match(line):
             if not inside:
-                raise ValueError(f"{where}, line {number}: END SOLUTION without BEGIN SOLUTION")
+                raise ValueError(f"{where}, line {number}: END {name} without BEGIN {name}")
             inside = False
         elif not inside:
             out.append(line)
     if inside:
-        raise ValueError(f"{where}: BEGIN SOLUTION is never closed by END SOLUTION")
+        raise ValueError(f"{where}: BEGIN {name} is never closed by END {name}")
     return "\n".join(out)
+
+
+def clear_solutions(source: str, stub: list[str], where: str) -> str:
+    """Replace each BEGIN/END SOLUTION block with ``stub``, indented like the BEGIN line."""
+    return _replace_blocks(source, BEGIN_SOLUTION, END_SOLUTION, stub, "SOLUTION", where)
 
 
 def drop_hidden_tests(source: str, where: str) -> str:
     """Remove the lines from BEGIN HIDDEN TESTS to END HIDDEN TESTS, markers included."""
-    out: list[str] = []
-    inside = False
-    for number, line in enumerate(source.splitlines(), start=1):
-        if BEGIN_HIDDEN.match(line):
-            if inside:
-                raise ValueError(f"{where}, line {number}: BEGIN HIDDEN TESTS inside hidden tests")
-            inside = True
-        elif END_HIDDEN.match(line):
-            if not inside:
-                raise ValueError(f"{where}, line {number}: END HIDDEN TESTS without BEGIN")
-            inside = False
-        elif not inside:
-            out.append(line)
-    if inside:
-        raise ValueError(f"{where}: BEGIN HIDDEN TESTS is never closed by END HIDDEN TESTS")
-    return "\n".join(out)
+    return _replace_blocks(source, BEGIN_HIDDEN, END_HIDDEN, [], "HIDDEN TESTS", where)
 
 
 def normalise(nb: NotebookNode) -> NotebookNode:

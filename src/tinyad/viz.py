@@ -108,7 +108,7 @@ def _show(x: Any) -> str:
     shape = getattr(x, "shape", ())
     if shape != ():
         return f"shape {tuple(shape)}"
-    return f"{float(x):.4g}"
+    return f"{float(x) + 0.0:.4g}"  # + 0.0 turns -0.0 into 0.0: "grad -0" would only puzzle
 
 
 def _escape(text: str) -> str:
