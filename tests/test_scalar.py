@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from tinyad import Value, gradcheck, topo_sort
 from tinyad.scalar.value import _as_float
+from torch_reference import needs_torch, torch  # tests/torch_reference.py
 
 finite = st.floats(min_value=-3.0, max_value=3.0, allow_nan=False, allow_infinity=False)
 positive = st.floats(min_value=0.1, max_value=5.0)
@@ -62,11 +63,11 @@ def test_binary_op_matches_finite_differences(name, data):
     assert gradcheck(f, a, b)
 
 
+@needs_torch
 @pytest.mark.parametrize("name", UNARY)
 @settings(max_examples=20, deadline=None)
 @given(data=st.data())
 def test_unary_op_matches_torch(name, data):
-    torch = pytest.importorskip("torch", reason="PyTorch is the reference here; not installed")
     f, f_torch, inputs = UNARY[name]
     x = data.draw(inputs)
     a = Value(x)
@@ -79,11 +80,11 @@ def test_unary_op_matches_torch(name, data):
     assert a.grad == pytest.approx(t.grad.item(), rel=1e-12, abs=1e-12)
 
 
+@needs_torch
 @pytest.mark.parametrize("name", BINARY)
 @settings(max_examples=20, deadline=None)
 @given(data=st.data())
 def test_binary_op_matches_torch(name, data):
-    torch = pytest.importorskip("torch", reason="PyTorch is the reference here; not installed")
     f, inputs = BINARY[name]
     x, y = data.draw(finite), data.draw(inputs)
     a, b = Value(x), Value(y)

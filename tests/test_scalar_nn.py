@@ -9,6 +9,7 @@ import pytest
 from tinyad import Value, gradcheck
 from tinyad.optim import SGD, Adam
 from tinyad.scalar.nn import MLP, Layer, Neuron, RNNCell
+from torch_reference import needs_torch, torch  # tests/torch_reference.py
 
 
 def test_neuron_computes_tanh_of_a_weighted_sum():
@@ -97,7 +98,6 @@ def test_zero_grad_clears_every_parameter():
 
 
 def _run(make_opt, torch_opt, steps=5):
-    torch = pytest.importorskip("torch", reason="PyTorch is the reference here; not installed")
     start = [0.5, -1.5, 2.0]
     ps = [Value(x) for x in start]
     ts = [torch.tensor(x, dtype=torch.float64, requires_grad=True) for x in start]
@@ -112,19 +112,19 @@ def _run(make_opt, torch_opt, steps=5):
         assert p.data == pytest.approx(t.item(), rel=1e-12, abs=1e-14)
 
 
+@needs_torch
 def test_sgd_with_momentum_and_weight_decay_matches_torch():
-    import_torch = pytest.importorskip("torch", reason="PyTorch is the reference here; not installed")
     _run(
         lambda ps: SGD(ps, lr=0.1, momentum=0.9, weight_decay=0.01),
-        lambda ts: import_torch.optim.SGD(ts, lr=0.1, momentum=0.9, weight_decay=0.01),
+        lambda ts: torch.optim.SGD(ts, lr=0.1, momentum=0.9, weight_decay=0.01),
     )
 
 
+@needs_torch
 def test_adam_with_weight_decay_matches_torch():
-    import_torch = pytest.importorskip("torch", reason="PyTorch is the reference here; not installed")
     _run(
         lambda ps: Adam(ps, lr=0.05, weight_decay=0.01),
-        lambda ts: import_torch.optim.Adam(ts, lr=0.05, weight_decay=0.01),
+        lambda ts: torch.optim.Adam(ts, lr=0.05, weight_decay=0.01),
     )
 
 

@@ -10,7 +10,7 @@ from tinyad.optim import SGD, Adam
 from tinyad.tensor import functional as F
 from tinyad.tensor import nn
 
-torch = pytest.importorskip("torch", reason="PyTorch is the reference these tests compare with")
+from torch_reference import needs_torch, torch  # tests/torch_reference.py
 
 
 def test_same_seed_same_network_and_parameters_are_leaves():
@@ -32,6 +32,7 @@ def test_float32_network_stays_float32():
     assert all(p.grad.dtype == np.float32 for p in model.parameters())
 
 
+@needs_torch
 def test_mlp_matches_torch():
     model = nn.MLP(4, [5, 3], seed=1)
     x = np.random.default_rng(2).normal(size=(6, 4))
@@ -48,6 +49,7 @@ def test_mlp_matches_torch():
         np.testing.assert_allclose(p.grad, r.grad.numpy(), rtol=1e-10, atol=1e-12)
 
 
+@needs_torch
 def test_rnn_matches_torch_and_zero_grad_clears():
     rnn = nn.RNN(3, 5, seed=3)
     x = np.random.default_rng(4).normal(size=(7, 2, 3))  # (T, batch, nin)
@@ -91,6 +93,7 @@ OPTIMISERS = {
 }
 
 
+@needs_torch
 @pytest.mark.parametrize("name", sorted(OPTIMISERS))
 def test_optimisers_match_torch_step_for_step(name):
     make_ours, make_theirs = OPTIMISERS[name]
