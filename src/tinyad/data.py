@@ -1,0 +1,100 @@
+"""Small seeded data sets for the lessons: nothing is downloaded, everything is generated.
+
+Each function takes a ``seed``: the same seed gives the same numbers on every run
+and every machine. Points come as a float64 array of shape ``(n, 2)``; labels of a
+two-class set as ``-1.0`` / ``+1.0`` (the target a tanh output or a squared error
+wants), of a many-class set as integers ``0 .. k-1`` (what ``cross_entropy`` wants).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def _check_count(n: int, name: str, least: int = 1) -> None:
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < least:
+        raise ValueError(f"{name} must be an int >= {least}, got {n!r}")
+
+
+def xor() -> tuple[np.ndarray, np.ndarray]:
+    """The four corners of the unit square and their XOR: labels +1 where exactly one input is 1."""
+    points = np.array([[0.0, 0.0], [0.0, 1.0], [1.0, 0.0], [1.0, 1.0]])
+    labels = np.array([-1.0, 1.0, 1.0, -1.0])
+    return points, labels
+
+
+def moons(n: int = 100, noise: float = 0.1, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """Two interleaved half circles: ``n`` points (first half labelled -1, the rest +1).
+
+    The points are centred on 0 with both axes of similar size, so a small network
+    needs no further scaling.
+    """
+    _check_count(n, "n", least=2)
+    if noise < 0:
+        raise ValueError(f"noise must be >= 0, got {noise}")
+    rng = np.random.default_rng(seed)
+    n_top = n // 2
+    angle = rng.uniform(0.0, np.pi, size=n)
+    top = np.column_stack([np.cos(angle[:n_top]), np.sin(angle[:n_top])])
+    bottom = np.column_stack([1.0 - np.cos(angle[n_top:]), 0.5 - np.sin(angle[n_top:])])
+    points = np.vstack([top, bottom]) + rng.normal(0.0, noise, size=(n, 2))
+    points = (points - [0.5, 0.25]) / [1.0, 0.5]
+    labels = np.array([-1.0] * n_top + [1.0] * (n - n_top))
+    return points, labels
+
+
+def spirals(
+    n: int = 300, classes: int = 3, turns: float = 1.0, noise: float = 0.2, seed: int = 0
+) -> tuple[np.ndarray, np.ndarray]:
+    """``classes`` spiral arms winding out from the origin, ``n`` points in all.
+
+    Labels are the arm, ``0 .. classes - 1``. Points lie within the unit disc (plus
+    noise). ``noise`` is the spread of the angle, in radians.
+    """
+    _check_count(n, "n", least=classes)
+    _check_count(classes, "classes", least=2)
+    if noise < 0:
+        raise ValueError(f"noise must be >= 0, got {noise}")
+    rng = np.random.default_rng(seed)
+    labels = np.arange(n) % classes
+    radius = rng.uniform(0.05, 1.0, size=n)
+    angle = (
+        2 * np.pi * turns * radius
+        + 2 * np.pi * labels / classes
+        + rng.normal(0.0, noise, size=n)
+    )
+    points = np.column_stack([radius * np.cos(angle), radius * np.sin(angle)])
+    return points, labels
+
+
+def sine_sequences(
+    count: int, length: int, seed: int = 0, frequencies: tuple[float, float] = (0.3, 0.9)
+) -> np.ndarray:
+    """``count`` sequences ``sin(w t + phase)``, ``t = 0 .. length - 1``: shape ``(count, length)``.
+
+    Each has its own frequency ``w`` drawn from ``frequencies`` (radians per step)
+    and its own phase, so predicting the next value needs more than the current one.
+    """
+    _check_count(count, "count")
+    _check_count(length, "length", least=2)
+    low, high = frequencies
+    if not 0 < low <= high:
+        raise ValueError(f"frequencies must satisfy 0 < low <= high, got {frequencies}")
+    rng = np.random.default_rng(seed)
+    w = rng.uniform(low, high, size=(count, 1))
+    phase = rng.uniform(0.0, 2 * np.pi, size=(count, 1))
+    return np.sin(w * np.arange(length) + phase)
+
+
+def parity_sequences(count: int, length: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """Random bit sequences and their running parity: both of shape ``(count, length)``.
+
+    ``parity[:, t]`` is 1.0 where ``bits[:, :t + 1]`` holds an odd number of ones: a
+    task a recurrent network can only solve by carrying state from step to step.
+    """
+    _check_count(count, "count")
+    _check_count(length, "length")
+    rng = np.random.default_rng(seed)
+    bits = rng.integers(0, 2, size=(count, length)).astype(np.float64)
+    parity = np.cumsum(bits, axis=1) % 2
+    return bits, parity
