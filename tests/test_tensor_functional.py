@@ -134,6 +134,11 @@ def test_functional_gradients_match_finite_differences():
     assert gradcheck(lambda x: F.logsumexp(x, axis=0).sum(), x)
     assert gradcheck(lambda x: F.cross_entropy(x, [3, 0, 1]), x)
     assert gradcheck(lambda x: F.mse(x.tanh(), weights), x)
+    w, b = Tensor(rng.normal(size=(4, 2))), Tensor(rng.normal(size=(2,)))
+    assert gradcheck(lambda x, w, b: (F.linear(x, w, b).tanh() * 1.5).sum(), x, w, b)
+    h, w_h = Tensor(rng.normal(size=(3, 2))), Tensor(rng.normal(size=(2, 2)))
+    assert gradcheck(lambda x, h, w, w_h, b: (F.rnn_step(x, h, w, w_h, b) ** 2).sum(),
+                     x, h, w, w_h, b)
 
 
 # -- bad input ------------------------------------------------------------------
@@ -171,3 +176,87 @@ def test_sigmoid_is_stable_on_extreme_inputs():
     row = np.array([1e10, -1e10, 0.0, 1000.0, -1000.0, 30.0, -30.0])
     _check(lambda x: x.sigmoid(), torch.sigmoid, [row])
     _check(lambda x: x.sigmoid(), torch.sigmoid, [row], dtype=np.float32, rtol=1e-6, atol=1e-7)
+
+
+def test_softmax_family_needs_one_int_axis():
+    x = Tensor(np.zeros((2, 3)))
+    for fn in (F.softmax, F.log_softmax, F.logsumexp):
+        for bad in ((0, 1), None, 1.0):
+            with pytest.raises(TypeError, match=r"one axis, an int; got axis="):
+                fn(x, axis=bad)
+
+
+def test_array_arguments_take_the_dtype_of_float32_parameters():
+    from tinyad.tensor import nn
+
+    pred = Tensor(np.ones(3, dtype=np.float32), requires_grad=True)
+    loss = F.mse(pred, np.zeros(3))  # a float64 array target
+    loss.backward()
+    assert loss.dtype == np.float32 and pred.grad.dtype == np.float32
+    model = nn.MLP(5, [4, 2], seed=0, dtype=np.float32)
+    assert model(np.ones((3, 5))).dtype == np.float32  # a float64 array input
+    w = Tensor(np.ones((3, 2), dtype=np.float32))
+    b = Tensor(np.zeros(2, dtype=np.float32))
+    h = np.zeros((4, 2))
+    wh = Tensor(np.ones((2, 2), dtype=np.float32))
+    assert F.rnn_step(np.ones((4, 3)), h, w, wh, b).dtype == np.float32
+
+
+def _reference_softmax(row: np.ndarray) -> np.ndarray:
+    """Softmax of a row whose spread is small enough for the naive formula after the shift."""
+    shifted = np.exp(row - row.max())
+    return shifted / shifted.sum()
+
+
+@pytest.mark.parametrize("row", EXTREME_ROWS + [[-1e300, 0.0, 5.0]],
+                         ids=["1000..1002", "-1000,0", "1e10", "zeros", "-1e300"])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_softmax_family_is_stable_without_a_reference_library(row, dtype):
+    # Forward and backward under errstate(all="raise"): any overflow, underflow,
+    # 0/0 or inf - inf inside the engine raises FloatingPointError.
+    if dtype == np.float32 and abs(row[0]) > 1e30:
+        row = [-1e30, 0.0, 5.0]  # within float32's range
+    data = np.array(row, dtype=dtype)
+    p = _reference_softmax(data.astype(np.float64))
+    upstream = np.array([0.3, -1.2, 2.0])
+    with np.errstate(under="ignore"):  # the reference's own tiny terms may underflow
+        log_p = np.log(np.maximum(p, 1e-300))
+    tol = dict(rtol=1e-5, atol=1e-6) if dtype == np.float32 else dict(rtol=1e-12, atol=1e-300)
+    with np.errstate(all="raise"):
+        x = Tensor(data, requires_grad=True)
+        y = F.softmax(x)
+        y.backward(upstream)
+        assert y.dtype == np.dtype(dtype) and x.grad.dtype == np.dtype(dtype)
+        np.testing.assert_allclose(y.data, p, **tol)
+        np.testing.assert_allclose(x.grad, p * (upstream - (upstream * p).sum()), **tol)
+        x.grad = None
+        lse = F.logsumexp(x)
+        lse.backward()
+        assert np.isfinite(lse.item()) and lse.item() >= data.max()
+        np.testing.assert_allclose(x.grad, p, **tol)
+        x.grad = None
+        ls = F.log_softmax(x)
+        ls.backward(upstream)
+        assert np.all(np.isfinite(ls.data)) and np.all(ls.data <= 0)
+        keep = p > 1e-200  # where log p is representable, it must match
+        np.testing.assert_allclose(ls.data[keep], log_p[keep], **tol)
+        np.testing.assert_allclose(x.grad, upstream - p * upstream.sum(), **tol)
+        x.grad = None
+        logits = Tensor(np.stack([data, data[::-1]]), requires_grad=True)
+        loss = F.cross_entropy(logits, [2, 0])
+        loss.backward()
+        assert np.isfinite(loss.item())
+        assert logits.grad.dtype == np.dtype(dtype)
+        np.testing.assert_allclose(logits.grad.sum(axis=1), 0.0, atol=1e-6)
+
+
+@pytest.mark.parametrize("dtype,offset", [(np.float32, 1e6), (np.float64, 1e10)])
+def test_logsumexp_gradient_keeps_full_precision_far_from_zero(dtype, offset):
+    # The gradient is softmax(x), which depends only on the differences [0, 1, -3].
+    # Computing it as exp(x - logsumexp(x)) would round logsumexp to the spacing of
+    # floats near the offset (0.06 in float32 at 1e6) and the gradient with it.
+    x = Tensor(np.array([offset, offset + 1, offset - 3], dtype=dtype), requires_grad=True)
+    F.logsumexp(x).backward()
+    expected = _reference_softmax(np.array([0.0, 1.0, -3.0]))
+    rtol = 10 * np.finfo(dtype).eps
+    np.testing.assert_allclose(x.grad, expected, rtol=rtol)

@@ -297,3 +297,138 @@ def test_checkpoint_lowers_peak_memory_of_a_deep_stack():
     # Without checkpointing all 32 intermediate arrays are alive at the end of
     # the forward pass; with segments of 4, only 4 outputs plus one segment's 8.
     assert checkpointed < 0.6 * plain, f"peak {checkpointed} B with checkpoint vs {plain} B without"
+
+
+def test_checkpoint_output_used_twice_and_retain_graph():
+    rng = np.random.default_rng(5)
+    x = Tensor(rng.normal(size=(3, 4)), requires_grad=True)
+    w = Tensor(rng.normal(size=(4, 4)), requires_grad=True)  # captured by the closure
+
+    def block(t):
+        return (t @ w).tanh() * 2
+
+    def loss(y):
+        return (y * y).sum() + y.mean()  # the block's output feeds two branches
+
+    loss(block(x)).backward()
+    plain = (x.grad.copy(), w.grad.copy())
+    x.grad = w.grad = None
+    total = loss(checkpoint(block, x))
+    total.backward(retain_graph=True)
+    np.testing.assert_allclose(x.grad, plain[0], rtol=1e-12)
+    np.testing.assert_allclose(w.grad, plain[1], rtol=1e-12)
+    total.backward()  # the node keeps fn, so a retained graph recomputes it again
+    np.testing.assert_allclose(x.grad, 2 * plain[0], rtol=1e-12)
+    np.testing.assert_allclose(w.grad, 2 * plain[1], rtol=1e-12)
+
+
+def test_checkpoint_inside_checkpoint():
+    x = Tensor(np.linspace(-1, 1, 6).reshape(2, 3), requires_grad=True)
+    weights = _layers(4, 3, seed=6)
+    inner = _block(weights[2:])
+    outer = lambda h: checkpoint(inner, _block(weights[:2])(h))  # noqa: E731
+    checkpoint(outer, x).sum().backward()
+    nested = [w.grad.copy() for w in weights] + [x.grad.copy()]
+    for t in weights + [x]:
+        t.grad = None
+    _block(weights)(x).sum().backward()
+    for got, t in zip(nested, weights + [x]):
+        np.testing.assert_allclose(got, t.grad, rtol=1e-12)
+
+
+def test_checkpoint_refuses_an_interior_tensor_captured_from_outside():
+    # h needs a gradient and is not passed in: the checkpoint node does not know it
+    # depends on h, so the walk could finish h before the recomputation adds its share.
+    x = Tensor([1.0, 2.0], requires_grad=True)
+    z = Tensor([0.5, -1.0], requires_grad=True)
+    h = x * 2
+    y = checkpoint(lambda t: (t * h).tanh(), z)
+    with pytest.raises(RuntimeError, match=r"shape \(2,\).*computed outside fn.*argument"):
+        (y + h).sum().backward()
+    # Passed as an argument, the same computation is supported and exact.
+    x.grad = z.grad = None
+    h = x * 2
+    (checkpoint(lambda t, h: (t * h).tanh(), z, h) + h).sum().backward()
+    got = (x.grad.copy(), z.grad.copy())
+    x.grad = z.grad = None
+    h = x * 2
+    ((z * h).tanh() + h).sum().backward()
+    np.testing.assert_allclose(got[0], x.grad, rtol=1e-12)
+    np.testing.assert_allclose(got[1], z.grad, rtol=1e-12)
+
+
+# -- who owns a gradient --------------------------------------------------------------
+
+
+def test_leaf_gradients_never_share_memory_with_other_nodes():
+    # '+' passes its output's gradient on unchanged, to both operands; the
+    # interior operand passes it on again to its own leaf. Each leaf must still
+    # get an array of its own, or clipping one gradient in place changes another.
+    a = Tensor([1.0, 2.0], requires_grad=True)
+    c = Tensor([3.0, 4.0], requires_grad=True)
+    s = a + (c + 1)
+    loss = (s * 2).sum()
+    loss.backward(retain_graph=True)
+    assert not np.shares_memory(a.grad, c.grad)
+    assert not np.shares_memory(a.grad, s.grad) and not np.shares_memory(c.grad, s.grad)
+    a.grad *= 0.5
+    np.testing.assert_allclose(c.grad, [2.0, 2.0])
+    np.testing.assert_allclose(s.grad, [2.0, 2.0])
+
+
+def test_a_linear_bias_gradient_is_its_own_array():
+    from tinyad.tensor import nn
+
+    layer = nn.Linear(3, 2, seed=0)
+    y = layer(Tensor(np.ones(3)))  # a 1-D input: the bias gradient needs no summing
+    y.backward(np.array([1.0, -1.0]), retain_graph=True)
+    assert not np.shares_memory(layer.b.grad, y.grad)
+
+
+def test_a_leaf_may_call_backward_and_its_gradient_accumulates():
+    x = Tensor(2.0, requires_grad=True)
+    x.backward()
+    x.backward()
+    assert x.grad == 2.0
+    v = Tensor([1.0, 2.0], requires_grad=True)
+    v.backward(np.array([3.0, 4.0]))
+    np.testing.assert_allclose(v.grad, [3.0, 4.0])
+
+
+def test_backward_grad_must_be_finite_numbers():
+    y = Tensor([1.0, 2.0], requires_grad=True) * 2
+    with pytest.raises(ValueError, match="finite"):
+        y.backward(np.array([np.nan, 1.0]), retain_graph=True)
+    with pytest.raises(TypeError, match="array of numbers, got str"):
+        y.backward("ab")
+
+
+def test_a_list_of_tensors_and_ragged_lists_are_refused_clearly():
+    with pytest.raises(TypeError, match=r"list of Tensors.*t\.data"):
+        Tensor([Tensor(1.0), Tensor(2.0)])
+    with pytest.raises(ValueError, match="rectangular"):
+        Tensor([[1.0, 2.0], [3.0]])
+
+
+def test_iterating_goes_along_the_first_axis():
+    x = Tensor(np.arange(6.0).reshape(3, 2), requires_grad=True)
+    rows = list(x)
+    assert [r.shape for r in rows] == [(2,)] * 3
+    (rows[0] * 1 + rows[2] * 3).sum().backward()
+    np.testing.assert_allclose(x.grad, [[1.0, 1.0], [0.0, 0.0], [3.0, 3.0]])
+    with pytest.raises(TypeError, match="0-d"):
+        list(Tensor(3.0))
+
+
+def test_no_grad_restores_after_an_exception_and_when_reentered():
+    x = Tensor([1.0], requires_grad=True)
+    with pytest.raises(KeyError):
+        with no_grad():
+            raise KeyError("inside")
+    assert (x * 2).requires_grad, "recording must be back on after the exception"
+    ng = no_grad()
+    with ng:
+        with ng:  # the same object entered twice
+            assert not (x * 2).requires_grad
+        assert not (x * 2).requires_grad
+    assert (x * 2).requires_grad

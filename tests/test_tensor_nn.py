@@ -124,3 +124,15 @@ def test_optimiser_keeps_float32_and_skips_parameters_without_grad():
     opt.step()
     assert model.W.data.dtype == np.float32
     np.testing.assert_array_equal(model.b.data, before)
+
+
+def test_adam_keeps_float32_in_its_state_and_parameters():
+    model = nn.Linear(3, 2, seed=0, dtype=np.float32)
+    opt = Adam(model.parameters(), lr=0.01, weight_decay=0.1)
+    for _ in range(2):
+        opt.zero_grad()
+        F.mse(model(np.ones((4, 3))), np.zeros((4, 2))).backward()
+        opt.step()
+    assert all(p.data.dtype == np.float32 for p in model.parameters())
+    assert all(m.dtype == np.float32 for m in opt.m.values())
+    assert all(v.dtype == np.float32 for v in opt.v.values())

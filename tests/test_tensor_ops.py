@@ -171,17 +171,22 @@ def test_reductions_like_torch(name, case, keepdims, seed):
     _compare(lambda x: getattr(x, name)(axis=axis, keepdims=keepdims), reference, [array], seed=seed)
 
 
-@needs_torch
 def test_max_splits_the_gradient_evenly_among_ties():
     x = Tensor([[1.0, 3.0, 3.0], [2.0, 2.0, 2.0]], requires_grad=True)
     x.max(axis=1).backward(np.array([1.0, 3.0]))
     np.testing.assert_allclose(x.grad, [[0.0, 0.5, 0.5], [1.0, 1.0, 1.0]])
-    reference = torch.tensor([[1.0, 3.0, 3.0], [2.0, 2.0, 2.0]], requires_grad=True)
-    torch.amax(reference, dim=1).backward(torch.tensor([1.0, 3.0]))
-    np.testing.assert_allclose(x.grad, reference.grad.numpy())
     y = Tensor([4.0, 1.0, 4.0, 4.0], requires_grad=True)
     y.max().backward()
     np.testing.assert_allclose(y.grad, [1 / 3, 0.0, 1 / 3, 1 / 3])
+
+
+@needs_torch
+def test_max_ties_like_torch_amax():
+    x = Tensor([[1.0, 3.0, 3.0], [2.0, 2.0, 2.0]], requires_grad=True)
+    x.max(axis=1).backward(np.array([1.0, 3.0]))
+    reference = torch.tensor([[1.0, 3.0, 3.0], [2.0, 2.0, 2.0]], requires_grad=True)
+    torch.amax(reference, dim=1).backward(torch.tensor([1.0, 3.0]))
+    np.testing.assert_allclose(x.grad, reference.grad.numpy())
 
 
 @needs_torch
@@ -259,6 +264,7 @@ def test_matmul_float32_and_arrays_on_either_side(a_shape, b_shape):
 
 # -- finite differences, every element --------------------------------------------
 
+_RAMP = Tensor(np.arange(24.0).reshape(3, 4, 2))  # a different weight for every entry
 FD_CASES = {
     "add broadcast": (lambda a, b: (a + b).tanh().sum(), [(2, 1, 3), (4, 1)]),
     "sub broadcast": (lambda a, b: ((a - b) ** 2).mean(), [(3,), (2, 3)]),
@@ -276,6 +282,9 @@ FD_CASES = {
     "vector @ vector": (lambda a, b: (a @ b).tanh(), [(3,), (3,)]),
     "matrix @ vector": (lambda a, b: (a @ b).exp().sum(), [(2, 3), (3,)]),
     "sum axes": (lambda a: (a.sum(axis=(0, 2)) ** 2).sum(), [(2, 3, 2)]),
+    "3-D @ matrix": (lambda a, b: (a @ b).tanh().sum(), [(3, 2, 4), (4, 3)]),
+    "3-D @ vector": (lambda a, b: (a @ b).tanh().sum(), [(3, 2, 4), (4,)]),
+    "transpose 3-D": (lambda a: (a.transpose(1, 2, 0) * _RAMP).sum(), [(2, 3, 4)]),
 }
 
 
@@ -329,3 +338,67 @@ def test_sum_to_shape_undoes_broadcasting(shapes):
 def test_sum_to_shape_rejects_a_shape_that_could_not_broadcast():
     with pytest.raises(ValueError, match=r"\(2, 3\).*\(4,\)"):
         sum_to_shape(np.ones((2, 3)), (4,))
+
+
+# -- edge cases of shapes, axes and exponents ---------------------------------------
+
+
+def test_zero_dim_tensors_through_every_reduction():
+    for name in ("sum", "mean", "max"):
+        x = Tensor(3.0, requires_grad=True)
+        out = getattr(x, name)()
+        assert out.shape == () and out.item() == 3.0
+        (out * 2).backward()
+        assert x.grad.shape == () and x.grad == 2.0
+        with pytest.raises(ValueError, match=r"axis 0 is out of range.*\(\)"):
+            getattr(x, name)(axis=0)
+
+
+def test_reductions_over_no_axes_and_bad_axis_types():
+    x = Tensor(np.arange(6.0).reshape(2, 3), requires_grad=True)
+    x.sum(axis=()).backward(np.full((2, 3), 2.0))  # reducing over no axes is the identity
+    np.testing.assert_allclose(x.grad, 2.0)
+    for bad in (1.0, "0", [0.5]):
+        with pytest.raises(TypeError, match="axis must be None, an int or a tuple of ints"):
+            x.sum(axis=bad)
+    with pytest.raises(ValueError, match="repeats"):
+        x.mean(axis=(1, -1))
+
+
+def test_transpose_refuses_axes_out_of_range():
+    x = Tensor(np.ones((2, 3)))
+    for axes in ((0, 3), (0, 2), (0,), (1, 1)):
+        with pytest.raises(ValueError, match=r"not a permutation of the axes of shape \(2, 3\)"):
+            x.transpose(*axes)
+    assert x.transpose(-1, 0).shape == (3, 2)
+
+
+def test_indexing_with_negative_repeated_indices_and_negative_steps():
+    x = Tensor(np.arange(5.0), requires_grad=True)
+    picked = x[[-1, 4, -5, 0, 0]]  # entry 4 twice, entry 0 three times
+    np.testing.assert_array_equal(picked.data, [4.0, 4.0, 0.0, 0.0, 0.0])
+    (picked * Tensor([1.0, 2.0, 3.0, 4.0, 5.0])).sum().backward()
+    np.testing.assert_allclose(x.grad, [12.0, 0.0, 0.0, 0.0, 3.0])
+    x.grad = None
+    stepped = x[::-2]  # entries 4, 2, 0
+    (stepped * Tensor([1.0, 10.0, 100.0])).sum().backward()
+    np.testing.assert_allclose(x.grad, [100.0, 0.0, 10.0, 0.0, 1.0])
+
+
+def test_boolean_masks_are_supported():
+    x = Tensor(np.arange(6.0).reshape(2, 3), requires_grad=True)
+    picked = x[x.data > 2]
+    np.testing.assert_array_equal(picked.data, [3.0, 4.0, 5.0])
+    (picked * picked).sum().backward()
+    np.testing.assert_allclose(x.grad, [[0.0, 0.0, 0.0], [6.0, 8.0, 10.0]])
+
+
+def test_a_numpy_exponent_keeps_float32_and_odd_exponents_are_named():
+    x = Tensor(np.array([1.0, 2.0], dtype=np.float32), requires_grad=True)
+    y = x ** np.float64(2.0)
+    y.sum().backward()
+    assert y.dtype == np.float32 and x.grad.dtype == np.float32
+    np.testing.assert_allclose(x.grad, [2.0, 4.0])
+    for bad in (float("nan"), float("inf")):
+        with pytest.raises(ValueError, match="exponent must be finite"):
+            x**bad

@@ -7,9 +7,22 @@ single node whose backward rule runs ``fn`` again (this time recording), walks
 that short graph, and passes the gradients on to ``tensors``. The gradients are
 the same; the intermediates of ``fn`` exist only while its own backward runs.
 
-``fn`` must be deterministic. Tensors that need a gradient must either be
-passed in ``tensors`` or be leaves (parameters) that ``fn`` uses directly; an
-interior tensor of the surrounding graph must be passed in ``tensors``.
+What ``fn`` may use:
+
+- the ``tensors`` passed to ``checkpoint``, interior or leaf: their gradients flow on;
+- leaves it reaches directly (parameters captured in a closure or held by a
+  module): the recomputation adds into their gradients;
+- constants (tensors that need no gradient), from anywhere.
+
+What it may not use: an interior tensor of the surrounding graph that needs a
+gradient, captured instead of passed (``h = x * 2; checkpoint(lambda t: t * h, z)``).
+The checkpoint node does not list it as a parent, so the surrounding walk could
+finish with it before the recomputation adds its share. The backward rule
+detects this and raises ``RuntimeError`` saying to pass the tensor as an argument.
+
+``fn`` must be deterministic (no fresh random numbers), and its output may be used
+any number of times: all uses add into the checkpoint node's gradient before its
+rule runs.
 """
 
 from __future__ import annotations
@@ -36,6 +49,8 @@ def checkpoint(fn: Callable[..., Tensor], *tensors: Tensor) -> Tensor:
     if grad_mode.enabled:
         out.requires_grad = True
         out.parents, out.op, out._backward, out._saved = tensors, "checkpoint", _checkpoint_backward, fn
+        if grad_mode.recorded is not None:  # a checkpoint inside a block being recomputed
+            grad_mode.recorded.append(out)
     return out
 
 
@@ -46,11 +61,28 @@ def _checkpoint_backward(out: Tensor) -> None:
         x = t.detach()
         x.requires_grad = t.requires_grad
         inputs.append(x)
-    with grad_mode.enable_grad():
+    block: list[Tensor] = []
+    with grad_mode.enable_grad(), grad_mode.recording_into(block):
         recomputed = fn(*inputs)
+    _refuse_captured_interior(block, recomputed)
+    block.clear()  # hold no extra references: the inner walk frees the block as it goes
     if recomputed.requires_grad:
         # The inner walk fills the parameters' grads directly and the inputs' copies here.
         recomputed.backward(out.grad)
     for t, x in zip(out.parents, inputs):
         if t.requires_grad and x.grad is not None:
             accumulate(t, x.grad)
+
+
+def _refuse_captured_interior(block: list[Tensor], recomputed: Tensor) -> None:
+    """RuntimeError if the recomputed block reaches an interior tensor made outside it."""
+    inside = {id(node) for node in block}
+    outside = [parent for node in block for parent in node.parents] + [recomputed]
+    for t in outside:
+        if t.requires_grad and t._backward is not None and id(t) not in inside:
+            raise RuntimeError(
+                f"checkpoint: fn uses a tensor of shape {t.shape} (the output of {t.op!r}) that "
+                "was computed outside fn and needs a gradient; pass it to checkpoint as an "
+                "argument, checkpoint(fn, x, that_tensor), so its gradient reaches the graph "
+                "behind it"
+            )

@@ -18,8 +18,13 @@ The numerical care, in one place:
 - Terms whose exponent is far below 0 are exactly 0 (``exp_nonpositive``), so
   nothing underflows to a subnormal number.
 
-All of them run without a NumPy warning under ``np.errstate(all="raise")`` on
-finite inputs as extreme as ``1e10``.
+- Gradients are computed from the shifted ``x`` too, never from a large output
+  such as ``logsumexp(x)``, whose rounding would carry into every gradient.
+
+All of them run without a NumPy warning under ``np.errstate(all="raise")``,
+forward and backward, on finite inputs as extreme as ``1e10`` or ``-1e300``.
+The one limit: along the axis, ``max - x`` must itself be a float (below about
+``1.8e308``, or ``3.4e38`` in float32); ``[1e308, -1e308]`` overflows in the shift.
 """
 
 from __future__ import annotations
@@ -41,9 +46,17 @@ def _tensor(x: Any) -> Tensor:
     return x if isinstance(x, Tensor) else Tensor(x)
 
 
+def _constant_like(x: Any, weight: Tensor) -> Tensor:
+    """``x`` itself if it is a Tensor, else a constant in the weight's dtype (float32 stays float32)."""
+    return x if isinstance(x, Tensor) else Tensor(x, dtype=weight.dtype)
+
+
 def _one_axis(axis: int, x: Tensor) -> int:
+    """``axis`` as a non-negative int, or an error: the softmax family works along one axis."""
     if x.ndim == 0:
         raise ValueError("softmax-like functions need a tensor with at least one axis, got shape ()")
+    if not isinstance(axis, (int, np.integer)):
+        raise TypeError(f"softmax-like functions work along one axis, an int; got axis={axis!r}")
     return _axes(axis, x.shape)[0]
 
 
@@ -85,13 +98,14 @@ def logsumexp(x: Tensor, axis: int = -1, keepdims: bool = False) -> Tensor:
 
 
 def _logsumexp_backward(out: Tensor) -> None:
-    # d logsumexp / dx = softmax(x) = exp(x - logsumexp(x)), whose exponents are <= 0.
+    # d logsumexp / dx = softmax(x). It is recomputed from the shifted x, not as
+    # exp(x - logsumexp(x)): logsumexp is as large as x, so for x near 1000 in
+    # float32 it is rounded to the nearest 6e-5, and so would every gradient be.
     (x,) = out.parents
     axis, keepdims = out._saved
-    lse, g = out.data, out.grad
-    if not keepdims:
-        lse, g = np.expand_dims(lse, axis), np.expand_dims(g, axis)
-    accumulate(x, g * exp_nonpositive(np.minimum(x.data - lse, 0)))
+    g = out.grad if keepdims else np.expand_dims(out.grad, axis)
+    _, e, s = _shifted_exp(x.data, axis)
+    accumulate(x, g * (e / s))
 
 
 def log_softmax(x: Tensor, axis: int = -1) -> Tensor:
@@ -173,7 +187,9 @@ def _cross_entropy_backward(out: Tensor) -> None:
 
 def mse(pred: Tensor, target: Any) -> Tensor:
     """Mean of ``(pred - target) ** 2``; both must have the same shape (no broadcasting)."""
-    pred, target = _tensor(pred), _tensor(target)
+    pred = _tensor(pred)
+    # An array target is a constant in pred's dtype, so float32 predictions give a float32 loss.
+    target = target if isinstance(target, Tensor) else Tensor(target, dtype=pred.dtype)
     if pred.shape != target.shape:
         raise ValueError(
             f"mse needs pred and target of the same shape, got {pred.shape} and {target.shape}"
@@ -207,7 +223,7 @@ def _add_into(fresh: np.ndarray, other: np.ndarray) -> np.ndarray:
 
 def linear(x: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     """``x @ weight + bias`` as one node: x (..., nin), weight (nin, nout), bias (nout,)."""
-    x = _tensor(x)
+    x = _constant_like(x, weight)
     if weight.ndim != 2 or x.ndim == 0 or x.shape[-1] != weight.shape[0]:
         raise ValueError(
             f"linear cannot multiply shapes {x.shape} and {weight.shape}: it needs x of shape "
@@ -241,7 +257,7 @@ def rnn_step(x: Tensor, h: Tensor, w_x: Tensor, w_h: Tensor, b: Tensor) -> Tenso
     Shapes: x (batch, nin), h (batch, nhidden), w_x (nin, nhidden),
     w_h (nhidden, nhidden), b (nhidden,); the result is (batch, nhidden).
     """
-    x, h = _tensor(x), _tensor(h)
+    x, h = _constant_like(x, w_x), _constant_like(h, w_x)
     if x.ndim != 2 or h.ndim != 2 or x.shape[1] != w_x.shape[0] or h.shape[1] != w_h.shape[0]:
         raise ValueError(
             f"rnn_step got x {x.shape} and h {h.shape} for weights {w_x.shape} and {w_h.shape}"

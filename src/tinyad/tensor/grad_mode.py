@@ -8,21 +8,34 @@ computation whose result is a leaf.
 
 from __future__ import annotations
 
+from contextlib import contextmanager
 from types import TracebackType
+from typing import Any, Iterator
 
 enabled: bool = True  # read by every op; changed only by the context managers below
 
+# While ``checkpoint`` recomputes a block during backward, every node recorded is
+# also appended here, so that it can tell the block's own nodes from tensors made
+# outside the block. ``None`` the rest of the time.
+recorded: list[Any] | None = None
+
 
 class _GradMode:
-    """A context manager that sets ``enabled`` and restores the previous setting on exit."""
+    """A context manager that sets ``enabled`` and restores the previous setting on exit.
+
+    The previous settings are kept on a stack, so one object may be entered again
+    while it is active (``ng = no_grad()``, then ``with ng:`` inside ``with ng:``)
+    and every exit still restores what its own entry found. An exception leaving
+    the block restores the setting too.
+    """
 
     def __init__(self, mode: bool) -> None:
         self.mode = mode
-        self.previous = True
+        self.previous: list[bool] = []
 
     def __enter__(self) -> None:
         global enabled
-        self.previous = enabled
+        self.previous.append(enabled)
         enabled = self.mode
 
     def __exit__(
@@ -32,7 +45,7 @@ class _GradMode:
         traceback: TracebackType | None,
     ) -> None:
         global enabled
-        enabled = self.previous
+        enabled = self.previous.pop()
 
 
 def no_grad() -> _GradMode:
@@ -43,3 +56,14 @@ def no_grad() -> _GradMode:
 def enable_grad() -> _GradMode:
     """A context manager inside which ops record a graph again (used by ``checkpoint``)."""
     return _GradMode(True)
+
+
+@contextmanager
+def recording_into(nodes: list[Any]) -> Iterator[list[Any]]:
+    """Inside this block every recorded node is also appended to ``nodes``."""
+    global recorded
+    previous, recorded = recorded, nodes
+    try:
+        yield nodes
+    finally:
+        recorded = previous

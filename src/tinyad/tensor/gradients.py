@@ -44,18 +44,20 @@ def sum_to_shape(grad: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
 def accumulate(node: Any, grad: np.ndarray) -> None:
     """Add ``grad`` into ``node.grad`` (``None`` means nothing yet), in ``node``'s dtype.
 
-    Gradients are never changed in place: an op may hand the same array to two
-    parents. A leaf's first gradient is copied when it is a view of another array,
-    so ``x.grad`` is always an array of its own that the learner may modify.
+    The engine never changes a gradient in place, so a rule may pass one array
+    on unchanged (``+`` hands ``out.grad`` itself to both operands) and interior
+    nodes may share it. A leaf's gradient is the learner's to modify
+    (``p.grad *= 0.5`` to clip it), so a leaf's first gradient is always copied:
+    it never shares memory with another node's.
     """
     if grad.shape != node.data.shape:
         raise RuntimeError(f"internal error: a gradient of shape {grad.shape} reached a tensor "
                            f"of shape {node.data.shape}")
     if grad.dtype != node.data.dtype:
-        grad = grad.astype(node.data.dtype)
+        grad = grad.astype(node.data.dtype)  # a new array
+    elif node.grad is None and not node.parents:
+        grad = grad.copy()
     if node.grad is None:
-        if not node.parents and (grad.base is not None or not grad.flags.writeable):
-            grad = grad.copy()
         node.grad = grad
     else:
         node.grad = node.grad + grad

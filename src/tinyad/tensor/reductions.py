@@ -26,7 +26,9 @@ def _axes(axis: Axis, shape: tuple[int, ...]) -> tuple[int, ...] | None:
     if axis is None:
         return None
     ndim = len(shape)
-    axes = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
+    axes = (axis,) if isinstance(axis, (int, np.integer)) else axis
+    if not isinstance(axes, (tuple, list)) or not all(isinstance(a, (int, np.integer)) for a in axes):
+        raise TypeError(f"axis must be None, an int or a tuple of ints, got {axis!r}")
     normal = []
     for a in axes:
         if not -ndim <= a < ndim:

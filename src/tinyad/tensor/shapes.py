@@ -34,11 +34,13 @@ def transpose(x: Any, *axes: Any) -> Any:
     """The axes permuted: all reversed by default, else ``axes`` is the new order."""
     if len(axes) == 1 and isinstance(axes[0], (tuple, list)):
         axes = tuple(axes[0])
+    ndim = x.data.ndim
     if not axes:
-        axes = tuple(reversed(range(x.data.ndim)))
-    if sorted(int(a) % max(x.data.ndim, 1) for a in axes) != list(range(x.data.ndim)):
+        axes = tuple(reversed(range(ndim)))
+    in_range = all(isinstance(a, (int, np.integer)) and -ndim <= a < ndim for a in axes)
+    if not in_range or sorted(int(a) % ndim for a in axes) != list(range(ndim)):
         raise ValueError(f"transpose axes {axes} are not a permutation of the axes of shape {x.shape}")
-    axes = tuple(int(a) % x.data.ndim for a in axes)
+    axes = tuple(int(a) % ndim for a in axes)
     return x._make(x.data.transpose(axes), (x,), "transpose", _transpose_backward, axes)
 
 

@@ -29,6 +29,9 @@ Decisions worth knowing:
   ``exp`` that would overflow raises ``OverflowError``; ``log`` of entries <= 0
   raises ``ValueError``; dividing by an array with zeros raises
   ``ZeroDivisionError``. Other overflow (``1e200 * 1e200``) follows IEEE as in NumPy.
+- A leaf's ``grad`` is an array of its own, never shared with another node, so
+  it may be changed in place (``p.grad *= 0.5``). A leaf that requires grad may
+  call ``backward`` itself; its gradient accumulates like any leaf's.
 - A Python number or an integer array next to a Tensor takes the Tensor's dtype,
   so ``2 * t`` stays float32 when ``t`` is; a float array keeps its own dtype and
   NumPy's promotion decides the result's.
@@ -37,7 +40,7 @@ Decisions worth knowing:
 from __future__ import annotations
 
 import numbers
-from typing import Any, Callable, Sequence, Union
+from typing import Any, Callable, Iterator, Sequence, Union
 
 import numpy as np
 
@@ -58,7 +61,17 @@ def _as_float_array(data: Any, dtype: Any = None) -> np.ndarray:
         dtype = np.dtype(dtype)
         if dtype not in FLOAT_DTYPES:
             raise TypeError(f"Tensor dtype must be float32 or float64, got {dtype}")
-    array = np.asarray(data)
+    if isinstance(data, (list, tuple)) and any(isinstance(item, Tensor) for item in data):
+        raise TypeError(
+            "Tensor() got a list of Tensors; a new Tensor cannot carry their graphs. Build it "
+            "from their arrays ([t.data for t in ts]) to get a constant"
+        )
+    try:
+        array = np.asarray(data)
+    except ValueError:  # NumPy's complaint about nested lists of different lengths
+        raise ValueError(
+            "Tensor data must be rectangular: the nested lists have different lengths"
+        ) from None
     kind = array.dtype.kind
     if kind in "biu":  # bool, signed and unsigned integers: friendly conversion
         target = dtype or np.dtype(np.float64)
@@ -118,6 +131,8 @@ class Tensor:
         if record:
             out.requires_grad = True
             out.parents, out.op, out._backward, out._saved = parents, op, rule, saved
+            if grad_mode.recorded is not None:
+                grad_mode.recorded.append(out)
         else:
             out.requires_grad = False
             out.parents, out.op, out._backward, out._saved = (), "", None, None
@@ -143,8 +158,13 @@ class Tensor:
 
     def __len__(self) -> int:
         if self.data.ndim == 0:
-            raise TypeError("len() of a 0-d tensor")
+            raise TypeError("len() of a 0-d tensor: it has no axis to count or iterate; use item()")
         return len(self.data)
+
+    def __iter__(self) -> Iterator[Tensor]:
+        """The tensors along the first axis, each a node: ``for row in t``."""
+        for i in range(len(self)):  # len() of a 0-d tensor raises TypeError
+            yield self[i]
 
     def __repr__(self) -> str:
         body = np.array2string(self.data, precision=4, separator=", ", prefix="Tensor(")
@@ -219,7 +239,11 @@ class Tensor:
             raise TypeError(
                 f"Tensor ** exponent needs an int or float constant, got {type(exponent).__name__}"
             )
+        if isinstance(exponent, np.generic):
+            exponent = exponent.item()  # a NumPy float64 exponent would promote float32 data
         n = float(exponent)
+        if not np.isfinite(n):
+            raise ValueError(f"x ** {exponent}: the exponent must be finite")
         x = self.data
         if n < 0 and not x.all():
             raise ZeroDivisionError(
@@ -310,12 +334,11 @@ class Tensor:
                 )
             seed = np.ones_like(self.data)
         else:
-            seed = np.array(grad.data if isinstance(grad, Tensor) else grad, dtype=self.dtype)
-            if seed.shape != self.shape:
-                raise ValueError(
-                    f"backward(grad=...) needs a grad of the output's shape {self.shape}, "
-                    f"got shape {seed.shape}"
-                )
+            seed = _seed(grad, self)
+        if self._backward is None:
+            # A leaf that requires grad: it is its own output, and its gradient accumulates.
+            accumulate(self, seed)
+            return
         graph.backward(self, seed, interior_grad=None, release=not retain_graph)
 
     def _release(self) -> None:
@@ -332,6 +355,25 @@ def _leaf(data: np.ndarray, requires_grad: bool = False) -> Tensor:
     out.data, out.grad, out.requires_grad = data, None, requires_grad
     out.parents, out.op, out.label, out._backward, out._saved = (), "", "", None, None
     return out
+
+
+def _seed(grad: ArrayLike, out: Tensor) -> np.ndarray:
+    """The ``grad`` given to ``out.backward``: a finite array of ``out``'s shape, in its dtype."""
+    given = grad.data if isinstance(grad, Tensor) else grad
+    try:
+        seed = np.array(given, dtype=out.dtype)
+    except (TypeError, ValueError):
+        raise TypeError(
+            f"backward(grad=...) needs an array of numbers, got {type(given).__name__}"
+        ) from None
+    if seed.shape != out.shape:
+        raise ValueError(
+            f"backward(grad=...) needs a grad of the output's shape {out.shape}, "
+            f"got shape {seed.shape}"
+        )
+    if not np.isfinite(seed).all():
+        raise ValueError("backward(grad=...) needs a finite grad: it has nan or inf entries")
+    return seed
 
 
 def _lift(other: Any, like: Tensor) -> Tensor:
@@ -427,10 +469,7 @@ def _add_backward(out: Tensor) -> None:
     if a.requires_grad:
         accumulate(a, sum_to_shape(g, a.shape))
     if b.requires_grad:
-        gb = sum_to_shape(g, b.shape)
-        if gb is g and not b.parents:  # a leaf gets an array of its own, not a's
-            gb = g.copy()
-        accumulate(b, gb)
+        accumulate(b, sum_to_shape(g, b.shape))
 
 
 def _sub_backward(out: Tensor) -> None:
