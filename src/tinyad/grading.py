@@ -47,7 +47,7 @@ def check_close(
     """``got`` equals ``expected`` (a number or an array) to within ``atol + rtol * |expected|``."""
     if hasattr(got, "data") and not isinstance(got, np.ndarray):
         fail(what, tried, expected, f"{got!r} (a {type(got).__name__})", "return a plain number, "
-             "not a node: use .data (or .item())")
+             "not a node: .data of a Value, .item() of a one-element tensor")
     if expected is None or got is None:
         check(got is expected, what, tried, expected, got, hint)
         return
