@@ -1,7 +1,9 @@
 """The exercise machinery: the generator, and every exercise notebook against its solution.
 
 The lessons (notebooks/) and solutions (solutions/) themselves are run by nbval in strict
-mode from pyproject's pytest settings. Here, for every exercise notebook:
+mode from pyproject's pytest settings. Here: every lesson has a solution and an exercise
+notebook of the same name; in every solution, each cell with a blank is followed by a check
+cell; and for every exercise notebook:
 
 - it is exactly what ``tools/nbtools.make_exercise`` makes from its solution;
 - run as a learner runs it with the blanks left in (``pytest --nbval-lax exercises/``),
@@ -27,6 +29,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
 import nbtools  # noqa: E402  (tools/ is a folder of scripts, not a package)
 
+LESSONS = sorted(p.name for p in (ROOT / "notebooks").glob("*.ipynb"))
 SOLUTIONS = sorted(p.name for p in (ROOT / "solutions").glob("*.ipynb"))
 EXERCISES = sorted(p.name for p in (ROOT / "exercises").glob("*.ipynb"))
 EXECUTED = sorted((ROOT / "notebooks").glob("*.ipynb")) + sorted((ROOT / "solutions").glob("*.ipynb"))
@@ -162,11 +165,34 @@ def test_lessons_and_solutions_are_stored_executed_and_normalised(path):
     )
 
 
+def test_every_lesson_has_a_solution_and_an_exercise():
+    assert LESSONS, "notebooks/ holds no lesson"
+    for folder, names in (("solutions", SOLUTIONS), ("exercises", EXERCISES)):
+        missing, extra = sorted(set(LESSONS) - set(names)), sorted(set(names) - set(LESSONS))
+        assert not missing, f"lessons with no {folder}/ notebook of the same name: {missing}"
+        assert not extra, f"{folder}/ notebooks with no lesson of the same name: {extra}"
+
+
+def first_line(cell: nbformat.NotebookNode) -> str:
+    """A cell's first non-blank line, to name the cell in a message."""
+    return cell.source.strip().splitlines()[0] if cell.source.strip() else "(empty)"
+
+
 @pytest.mark.parametrize("name", SOLUTIONS)
 def test_every_solution_has_blanks_and_check_cells(name):
     nb = nbtools.read(ROOT / "solutions" / name)
     assert any(nbtools.has_solution(c) for c in nb.cells), f"solutions/{name} has no BEGIN SOLUTION"
     assert any(nbtools.is_check_cell(c) for c in nb.cells), f"solutions/{name} has no check cell"
+    # Each exercise is checked right below it: a code cell with a blank is a check cell itself
+    # or the next code cell is one (a check emptied to `pass` leaves its exercise unchecked).
+    code = [c for c in nb.cells if c.cell_type == "code"]
+    for k, cell in enumerate(code):
+        if nbtools.has_solution(cell) and not nbtools.is_check_cell(cell):
+            checked = k + 1 < len(code) and nbtools.is_check_cell(code[k + 1])
+            assert checked, (
+                f"solutions/{name}: the exercise cell starting {first_line(cell)!r} is not followed "
+                "by a check cell (a code cell calling grading.<helper>(...) or tagged check)"
+            )
 
 
 # Colour codes; junit XML writes the escape character as "#x1B".
@@ -215,20 +241,20 @@ def test_with_the_blanks_left_in_every_check_fails(name, blank_run):
     )
     checks = 0
     for cell, (outcome, exception) in zip(cells, outcomes):
-        first_line = cell.source.strip().splitlines()[0] if cell.source.strip() else "(empty)"
+        start = first_line(cell)
         if nbtools.is_check_cell(cell):
             checks += 1
             assert outcome == "failed", (
-                f"exercises/{name}: the check cell starting {first_line!r} passes with the blanks "
+                f"exercises/{name}: the check cell starting {start!r} passes with the blanks "
                 "left in: it cannot fail"
             )
             assert exception in LEARNER_FAILURES, (
-                f"exercises/{name}: the check cell starting {first_line!r} fails with {exception}, "
+                f"exercises/{name}: the check cell starting {start!r} fails with {exception}, "
                 f"not with the blank's NotImplementedError or a check's AssertionError"
             )
         else:
             assert outcome == "passed", (
-                f"exercises/{name}: the cell starting {first_line!r} is not a check cell but "
+                f"exercises/{name}: the cell starting {start!r} is not a check cell but "
                 f"{outcome} ({exception}) with the blanks left in: the notebook is broken there"
             )
     assert checks > 0, f"exercises/{name} has no check cell (a cell calling grading.<helper>(...))"

@@ -1,0 +1,21 @@
+"""pytest set-up that holds wherever pytest is started from.
+
+pyproject.toml names nbval's sanitiser file relative to the repository root; nbval opens
+it relative to the working folder. So a learner grading from another folder
+(``pytest --nbval-lax ../exercises/01_value.ipynb``) would see every cell fail with
+FileNotFoundError. Here a relative path that does not exist from the working folder is
+taken from the repository root instead.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Point nbval at the sanitiser file in the repository when it is named relatively."""
+    name = getattr(config.option, "nbval_sanitize_with", None)
+    if name and not Path(name).is_absolute() and not Path(name).exists():
+        config.option.nbval_sanitize_with = str(config.rootpath / name)
