@@ -10,7 +10,7 @@ import pytest
 from IPython.core.formatters import DisplayFormatter
 
 from tinyad import Value, draw, topo_sort
-from tinyad.viz import INSTALL_HINT
+from tinyad.viz import INSTALL_HINT, progress
 
 RECORD = re.compile(r"^\s*(v\d+) \[label=\"\{.*shape=record\]$", re.M)
 OP = re.compile(r"^\s*(v\d+_op) \[label=(\S+) ", re.M)
@@ -123,3 +123,9 @@ def test_with_dot_the_display_is_svg():
     assert svg.lstrip().startswith("<?xml") and "</svg>" in svg
     assert "tanh" in svg and "data &#45;0.4621" in svg
     assert "0x" not in bundle["text/plain"]
+
+
+def test_progress_outside_a_notebook_is_range_with_a_text_bar(capsys):
+    assert list(progress(5, "training")) == [0, 1, 2, 3, 4]
+    err = capsys.readouterr().err
+    assert "training" in err and "5/5" in err and "100%" in err

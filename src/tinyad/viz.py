@@ -20,13 +20,15 @@ as its DOT text, under a one-line hint how to install Graphviz.
 ``BackwardStepper(root)`` replays the backward walk one node at a time for lesson
 02: snapshots of every grad after each step, and a small ipywidgets UI (reset,
 previous, next) that redraws the graph with the current node highlighted.
+
+``progress(steps, desc)`` is ``range(steps)`` with a progress bar, for training loops.
 """
 
 from __future__ import annotations
 
 import html
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Iterator
 
 import graphviz
 
@@ -270,3 +272,30 @@ class BackwardStepper:
             for node, grad in zip(order, saved):
                 node.grad = grad
         return steps
+
+
+# -- progress of a training loop ------------------------------------------------
+
+
+def progress(steps: int, desc: str) -> Iterator[int]:
+    """``range(steps)`` with a progress bar labelled ``desc``.
+
+    In a notebook the bar is a widget. It is displayed once and its display is
+    updated when the loop ends, so a saved notebook shows the final "100%" even
+    where widgets do not render (a viewer, nbval's text comparison), not the "0%"
+    it had when first shown. Outside a notebook the bar is text on stderr.
+    """
+    from tqdm.auto import tqdm
+    from tqdm.notebook import tqdm as notebook_tqdm
+
+    if not issubclass(tqdm, notebook_tqdm):  # tqdm.auto picks a subclass in a notebook
+        yield from tqdm(range(steps), desc=desc)
+        return
+    from IPython.display import display
+
+    bar = tqdm(range(steps), desc=desc, display=False)
+    shown = display(bar.container, display_id=True)
+    try:
+        yield from bar
+    finally:  # also when the loop stops early
+        shown.update(bar.container)
