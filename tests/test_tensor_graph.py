@@ -420,6 +420,12 @@ def test_iterating_goes_along_the_first_axis():
         list(Tensor(3.0))
 
 
+def test_truth_value_is_numpys():
+    assert not Tensor([0.0]) and Tensor(2.0) and not Tensor(0.0)
+    with pytest.raises(ValueError, match=r"shape \(2,\) is ambiguous"):
+        bool(Tensor([1.0, 0.0]))
+
+
 def test_no_grad_restores_after_an_exception_and_when_reentered():
     x = Tensor([1.0], requires_grad=True)
     with pytest.raises(KeyError):

@@ -161,6 +161,15 @@ class Tensor:
             raise TypeError("len() of a 0-d tensor: it has no axis to count or iterate; use item()")
         return len(self.data)
 
+    def __bool__(self) -> bool:
+        """The truth of a one-element tensor, as in NumPy; any other size is ambiguous."""
+        if self.data.size != 1:
+            raise ValueError(
+                f"the truth value of a Tensor of shape {self.shape} is ambiguous: compare "
+                "its item() for one element, or use t.data.any() / t.data.all()"
+            )
+        return bool(self.data)
+
     def __iter__(self) -> Iterator[Tensor]:
         """The tensors along the first axis, each a node: ``for row in t``."""
         for i in range(len(self)):  # len() of a 0-d tensor raises TypeError
