@@ -203,10 +203,12 @@ def test_backward_twice_accumulates_leaves_and_resets_interior():
     assert out.grad == 1.0
 
 
-def test_backward_of_a_leaf_seeds_it():
+def test_backward_of_a_leaf_seeds_it_and_accumulates_like_any_leaf():
     a = Value(4.0)
     a.backward()
     assert a.grad == 1.0
+    a.backward()
+    assert a.grad == 2.0  # torch: a leaf's x.backward() adds 1 each time
 
 
 def test_detach_cuts_the_graph():

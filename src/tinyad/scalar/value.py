@@ -156,8 +156,12 @@ class Value:
         """Fill ``grad`` of every node this one depends on, by the chain rule.
 
         Interior gradients are reset to 0 first; leaf gradients accumulate
-        across calls, as in PyTorch, until something clears them.
+        across calls, as in PyTorch, until something clears them. That holds for
+        a leaf calling backward on itself too: its own gradient, 1, is added.
         """
+        if self._backward is None:
+            self.grad += 1.0
+            return
         graph.backward(self, seed=1.0, interior_grad=0.0)
 
 
