@@ -235,6 +235,26 @@ def test_topo_sort_puts_parents_first_and_each_node_once():
     assert order[-1] is e
 
 
+def test_topo_sort_is_depth_first_post_order_in_parent_order():
+    # The order lesson 02 derives by hand: follow parents left to right, place a
+    # node once its parents are placed.
+    a, b, c = Value(1.0, "a"), Value(2.0, "b"), Value(3.0, "c")
+    ab = a * b
+    abc = ab + c
+    out = abc * a
+    assert topo_sort(out) == [a, b, ab, c, abc, out]
+
+
+def test_graph_nodes_hash_by_identity():
+    # topo_sort keeps the nodes it has seen in a set of the nodes themselves; an
+    # elementwise == on either engine would make its nodes unhashable (or equal).
+    from tinyad import Tensor
+
+    for node_type in (Value, Tensor):
+        assert node_type.__hash__ is object.__hash__, node_type
+        assert node_type.__eq__ is object.__eq__, node_type
+
+
 def test_a_million_node_chain_sorts_and_backpropagates():
     x = Value(0.3)
     h = x

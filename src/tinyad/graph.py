@@ -1,6 +1,8 @@
 """The computation graph, walked once for both engines.
 
-A node is anything with three attributes:
+A node is anything that hashes by identity (neither engine defines ``==``, so
+the walk can keep the nodes it has seen in a set of the nodes themselves) and has
+three attributes:
 
 - ``parents``: the tuple of nodes it was computed from (``()`` for a leaf);
 - ``grad``: where the gradient of the output with respect to the node collects;
@@ -32,17 +34,20 @@ def topo_sort(root: Any) -> list:
     million nodes sorts without ``RecursionError``.
     """
     order: list = []
-    visited: set[int] = set()
+    visited = {root}
     # Each stack entry is a node and an iterator over the parents not yet visited.
     stack = [(root, iter(root.parents))]
-    visited.add(id(root))
     while stack:
         node, pending = stack[-1]
         for parent in pending:
-            if id(parent) not in visited:
-                visited.add(id(parent))
-                stack.append((parent, iter(parent.parents)))
-                break
+            if parent in visited:
+                continue
+            visited.add(parent)
+            if not parent.parents:
+                order.append(parent)  # a leaf waits for nothing: place it now
+                continue
+            stack.append((parent, iter(parent.parents)))
+            break
         else:
             # Every parent is placed: the node can follow them.
             stack.pop()
