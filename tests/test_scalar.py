@@ -246,13 +246,18 @@ def test_topo_sort_is_depth_first_post_order_in_parent_order():
 
 
 def test_graph_nodes_hash_by_identity():
-    # topo_sort keeps the nodes it has seen in a set of the nodes themselves; an
-    # elementwise == on either engine would make its nodes unhashable (or equal).
+    # topo_sort keeps the nodes it has seen in a set of the nodes themselves.
     from tinyad import Tensor
 
     for node_type in (Value, Tensor):
         assert node_type.__hash__ is object.__hash__, node_type
-        assert node_type.__eq__ is object.__eq__, node_type
+    assert Value.__eq__ is object.__eq__
+    a, b = Tensor([1.0]), Tensor([1.0])
+    assert len({a, b, a}) == 2
+    with pytest.raises(TypeError, match=r"t.data == other.data"):
+        a == b  # noqa: B015 (the comparison is the point)
+    with pytest.raises(TypeError, match=r"no == or !="):
+        a != 1.0  # noqa: B015
 
 
 def test_a_million_node_chain_sorts_and_backpropagates():
@@ -342,3 +347,64 @@ def test_gradcheck_leaves_inputs_as_they_were():
     a.grad = 0.25
     gradcheck(lambda v: v * v, a)
     assert (a.data, a.grad) == (2.0, 0.25)
+
+
+def test_overflow_in_add_mul_and_pow_names_the_operands():
+    with pytest.raises(OverflowError, match=r"1e\+200 \* 1e\+200 overflows a float"):
+        Value(1e200) * Value(1e200)
+    with pytest.raises(OverflowError, match=r"1\.7e\+308 \+ 1\.7e\+308 overflows a float"):
+        Value(1.7e308) + 1.7e308
+    with pytest.raises(OverflowError, match=r"\(1e\+200\) \*\* 2 overflows a float"):
+        Value(1e200) ** 2
+
+
+def test_the_power_zero_has_gradient_zero_even_at_zero():
+    for x in (0.0, 2.0, -3.0):
+        v = Value(x)
+        (v**0).backward()
+        assert v.grad == 0.0
+
+
+def test_a_number_on_the_left_is_the_first_parent():
+    v = Value(3.0)
+    for expr, op, first in [(2 * v, "*", 2.0), (5 + v, "+", 5.0), (1 - v, "+", 1.0), (6 / v, "*", 6.0)]:
+        assert expr.op == op and expr.parents[0].data == first
+        assert expr.parents[0].parents == ()  # the number is a constant leaf
+    assert (1 - v).parents[1].op == "neg" and (6 / v).parents[1].op == "**-1"
+    assert (1 - v).data == -2.0 and (6 / v).data == 2.0
+    with pytest.raises(ZeroDivisionError, match="divisor is zero"):
+        1 / Value(0.0)
+
+
+def test_a_value_and_a_tensor_do_not_mix():
+    from tinyad import Tensor
+
+    v, t = Value(2.0), Tensor([1.0, 2.0], requires_grad=True)
+    for combine in (lambda: v + t, lambda: t + v, lambda: v * t, lambda: t - v, lambda: v / t,
+                    lambda: t / v, lambda: 1 - v + t):
+        with pytest.raises(TypeError, match=r"a (Value|Tensor) and a (Tensor|Value) cannot be combined"):
+            combine()
+    with pytest.raises(TypeError, match=r"Value\(\) got a Tensor; use Value\(t.item\(\)\)"):
+        Value(Tensor([2.0]))
+    with pytest.raises(TypeError, match=r"Tensor\(\) got a Value; use Tensor\(v.data\)"):
+        Tensor(v)
+
+
+def test_gradcheck_refuses_inputs_and_outputs_that_are_not_nodes():
+    with pytest.raises(TypeError, match="input 0 is a float"):
+        gradcheck(lambda x: x, 2.0)
+    with pytest.raises(TypeError, match="input 1 is a ndarray"):
+        gradcheck(lambda x, y: x, Value(1.0), np.ones(2))
+    with pytest.raises(TypeError, match="return a Value or a Tensor, got float"):
+        gradcheck(lambda x: 3.0, Value(1.0))
+    with pytest.raises(TypeError, match="got list"):
+        gradcheck(lambda x: [x], Value(1.0))
+
+
+def test_check_close_accepts_numpy_numbers_and_refuses_nodes():
+    from tinyad import grading
+
+    grading.check_close(np.float64(0.5), 0.5, "what", "tried", "hint")
+    grading.check_close(np.sum(np.ones(3)), 3.0, "what", "tried", "hint")
+    with pytest.raises(AssertionError, match="return a plain number"):
+        grading.check_close(Value(0.5), 0.5, "what", "tried", "hint")

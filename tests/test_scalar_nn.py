@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pytest
 
 from tinyad import Value, gradcheck
@@ -143,7 +144,59 @@ def test_optimiser_zero_grad_and_bad_settings():
     assert p.grad == 0.0
     with pytest.raises(ValueError, match="empty"):
         SGD([], lr=0.1)
-    with pytest.raises(ValueError, match="lr=-1"):
+    with pytest.raises(ValueError, match="lr must be > 0, got -1"):
         SGD([p], lr=-1)
-    with pytest.raises(ValueError, match="betas"):
+    with pytest.raises(ValueError, match=r"betas\[0\] must be >= 0 and < 1, got 1.0"):
         Adam([p], betas=(1.0, 0.9))
+    with pytest.raises(ValueError, match=r"betas must be a pair"):
+        Adam([p], betas=(0.9,))
+    with pytest.raises(ValueError, match="eps must be >= 0"):
+        Adam([p], eps=-1e-8)
+    with pytest.raises(TypeError, match="lr must be a number, got '0.1'"):
+        SGD([p], lr="0.1")
+
+
+def test_optimiser_refuses_what_is_not_a_list_of_parameters():
+    # A lone parameter would be iterated (a Tensor into its rows, which never get a
+    # grad): the optimiser would silently train nothing.
+    from tinyad import Tensor
+
+    p = Value(1.0)
+    W = Tensor(np.ones((2, 2)), requires_grad=True)
+    with pytest.raises(TypeError, match=r"one Tensor; pass a list of parameters: \[p\]"):
+        SGD(W, lr=0.1)
+    with pytest.raises(TypeError, match=r"one Value"):
+        SGD(p, lr=0.1)
+    with pytest.raises(TypeError, match=r"got a MLP; pass its parameters: model.parameters\(\)"):
+        SGD(MLP(2, [1]), lr=0.1)
+    with pytest.raises(TypeError, match="parameter 1 is a float"):
+        SGD([p, 1.0], lr=0.1)
+    with pytest.raises(TypeError, match="needs a list of parameters, got 5"):
+        SGD(5, lr=0.1)
+
+
+def test_zero_grad_goes_by_the_kind_of_parameter_not_its_grad():
+    # A learner may set a Value's grad to the int 0; zero_grad still gives it 0.0.
+    from tinyad import Tensor
+
+    v, t = Value(1.0), Tensor([1.0, 2.0], requires_grad=True)
+    v.grad, t.grad = 0, np.ones(2)
+    SGD([v, t], lr=0.1).zero_grad()
+    assert v.grad == 0.0 and isinstance(v.grad, float)
+    assert t.grad is None
+
+
+def test_bad_sizes_and_inputs_are_named():
+    for make, words in [
+        (lambda: Neuron(0), "Neuron's nin must be an int >= 1, got 0"),
+        (lambda: Layer(2, 0), "Layer's nout must be an int >= 1, got 0"),
+        (lambda: MLP(2, []), "MLP needs at least one layer"),
+        (lambda: MLP(2, [4, 0]), r"MLP's nouts\[1\] must be an int >= 1, got 0"),
+        (lambda: RNNCell(1, 2.5), "RNNCell's nhidden must be an int >= 1, got 2.5"),
+    ]:
+        with pytest.raises(ValueError, match=words):
+            make()
+    with pytest.raises(TypeError, match=r"nouts must be a list of layer sizes, like \[16, 1\], got 4"):
+        MLP(2, 4)
+    with pytest.raises(TypeError, match="takes a list of 2 inputs, got float"):
+        MLP(2, [1])(1.0)

@@ -438,3 +438,10 @@ def test_no_grad_restores_after_an_exception_and_when_reentered():
             assert not (x * 2).requires_grad
         assert not (x * 2).requires_grad
     assert (x * 2).requires_grad
+
+
+def test_float32_data_too_large_for_float32_is_named():
+    with pytest.raises(ValueError, match=r"1 entries are too large for float32 \(beyond about 3.4e\+38\)"):
+        Tensor([1.0, 1e300], dtype=np.float32)
+    with pytest.raises(ValueError, match=r"1 entries are nan or inf, the first at index \(1,\)"):
+        Tensor([1.0, np.inf], dtype=np.float32)

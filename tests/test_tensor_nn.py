@@ -136,3 +136,14 @@ def test_adam_keeps_float32_in_its_state_and_parameters():
     assert all(p.data.dtype == np.float32 for p in model.parameters())
     assert all(m.dtype == np.float32 for m in opt.m.values())
     assert all(v.dtype == np.float32 for v in opt.v.values())
+
+
+def test_bad_sizes_are_named():
+    for make, words in [
+        (lambda: nn.Linear(0, 2), "Linear's nin must be an int >= 1, got 0"),
+        (lambda: nn.Linear(2, -1), "Linear's nout must be an int >= 1, got -1"),
+        (lambda: nn.MLP(3, []), "MLP needs at least one layer"),
+        (lambda: nn.RNN(2, 0), "RNN's nhidden must be an int >= 1, got 0"),
+    ]:
+        with pytest.raises(ValueError, match=words):
+            make()

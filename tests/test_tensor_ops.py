@@ -402,3 +402,19 @@ def test_a_numpy_exponent_keeps_float32_and_odd_exponents_are_named():
     for bad in (float("nan"), float("inf")):
         with pytest.raises(ValueError, match="exponent must be finite"):
             x**bad
+
+
+def test_empty_selections_and_reductions_over_non_empty_axes():
+    x = Tensor(np.zeros((0, 3)), requires_grad=True)
+    m = x.max(axis=1)  # each of the 0 rows has 3 entries: a (0,) result, as in NumPy
+    assert m.shape == (0,)
+    m.sum().backward()
+    assert x.grad.shape == (0, 3)
+    for reduce in (lambda: x.max(axis=0), lambda: x.max(), lambda: x.mean(axis=0)):
+        with pytest.raises(ValueError, match=r"over an empty axis of a tensor of shape \(0, 3\)"):
+            reduce()
+    y = Tensor(np.arange(4.0), requires_grad=True)
+    picked = y[[]]
+    assert picked.shape == (0,)
+    picked.sum().backward()
+    assert np.array_equal(y.grad, np.zeros(4))

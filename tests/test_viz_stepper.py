@@ -179,3 +179,21 @@ def test_without_dot_the_widget_shows_dot_text_and_the_hint(monkeypatch, tmp_pat
 def test_a_root_that_is_not_a_scalar_value_is_refused():
     with pytest.raises(TypeError, match="float"):
         BackwardStepper(1.5)
+
+
+def test_the_stepper_records_the_engines_own_walk(monkeypatch):
+    # One walk in tinyad: the stepper watches tinyad.graph.backward, it does not replay its own.
+    import tinyad.graph
+
+    calls = []
+    original = tinyad.graph.backward
+
+    def spy(root, seed, interior_grad, release=False, after_each=None):
+        calls.append(root)
+        return original(root, seed, interior_grad, release, after_each)
+
+    monkeypatch.setattr(tinyad.graph, "backward", spy)
+    L = shared_graph()
+    stepper = BackwardStepper(L)
+    assert calls == [L]
+    assert len(stepper.steps) == len(topo_sort(L)) + 1

@@ -10,10 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-
-def _check_count(n: int, name: str, least: int = 1) -> None:
-    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < least:
-        raise ValueError(f"{name} must be an int >= {least}, got {n!r}")
+from tinyad.checks import check_count as _check_count
 
 
 def xor() -> tuple[np.ndarray, np.ndarray]:

@@ -14,6 +14,11 @@ import numpy as np
 
 def _scalar(out: Any) -> float:
     """The float that ``f`` returned, which must be a single number."""
+    if not hasattr(out, "parents"):
+        raise TypeError(
+            f"gradcheck needs f to return a Value or a Tensor, got {type(out).__name__}: compute "
+            "the result with the inputs' own operations, so that it has a graph to walk"
+        )
     data = out.data
     if isinstance(data, float):
         return data
@@ -47,6 +52,12 @@ def gradcheck(
     """
     if not inputs:
         raise ValueError("gradcheck needs at least one input")
+    for i, x in enumerate(inputs):
+        if not hasattr(x, "parents"):
+            raise TypeError(
+                f"gradcheck's input {i} is a {type(x).__name__}: pass the Values or Tensors that "
+                "f reads, for example gradcheck(f, Value(2.0)) or gradcheck(f, Tensor([1.0, 2.0]))"
+            )
     saved = [(x.data, x.grad) for x in inputs]
     # A Tensor input is checked whether or not it was made with requires_grad=True.
     needs_grad = [getattr(x, "requires_grad", None) for x in inputs]

@@ -55,7 +55,13 @@ def topo_sort(root: Any) -> list:
     return order
 
 
-def backward(root: Any, seed: Any, interior_grad: Any, release: bool = False) -> None:
+def backward(
+    root: Any,
+    seed: Any,
+    interior_grad: Any,
+    release: bool = False,
+    after_each: Callable[[Any], None] | None = None,
+) -> None:
     """Back-propagate from ``root``: sort, reset, seed, then walk in reverse.
 
     1. ``topo_sort`` the graph.
@@ -69,6 +75,10 @@ def backward(root: Any, seed: Any, interior_grad: Any, release: bool = False) ->
     With ``release=True`` each interior node lets go of its parents, its saved
     buffers and its gradient as soon as its rule has run: that gradient has
     been passed on, and nothing will ask for it again.
+
+    ``after_each(node)``, if given, is called when each node's turn is over (its
+    rule has run; a leaf has none): lesson 02's step-through widget records the
+    walk with it.
     """
     order = topo_sort(root)
     for node in order:
@@ -78,8 +88,9 @@ def backward(root: Any, seed: Any, interior_grad: Any, release: bool = False) ->
     while order:
         node = order.pop()  # pop from the end: reverse topological order
         rule: Callable[[Any], None] | None = node._backward
-        if rule is None:
-            continue
-        rule(node)
-        if release:
-            node._release()
+        if rule is not None:
+            rule(node)
+            if release:
+                node._release()
+        if after_each is not None:
+            after_each(node)

@@ -32,6 +32,7 @@ from typing import Any, Iterator
 
 import graphviz
 
+from tinyad import graph
 from tinyad.graph import topo_sort
 
 MAX_NODES = 150
@@ -138,11 +139,11 @@ class Step:
 class BackwardStepper:
     """The backward walk from ``root`` replayed one node at a time, for the lesson's widget.
 
-    Building it runs the walk once, from zero gradients everywhere (as on a fresh
-    graph), and keeps a snapshot of every node's grad after each step: step 0 seeds
-    the root with 1, then each node is visited in reverse topological order, as
-    ``Value.backward`` does. The graph's own grads are put back afterwards, so
-    building, stepping and drawing change nothing in the graph.
+    Building it runs the engine's walk (``tinyad.graph.backward``) once, from zero
+    gradients everywhere (as on a fresh graph), and keeps a snapshot of every
+    node's grad after each step: step 0 seeds the root with 1, then each node is
+    visited in reverse topological order. The graph's own grads are put back
+    afterwards, so building, stepping and drawing change nothing in the graph.
     """
 
     def __init__(self, root: Any, max_nodes: int = MAX_NODES) -> None:
@@ -246,28 +247,25 @@ class BackwardStepper:
         order = self.order
         saved = [node.grad for node in order]
         last = len(order) - 1
+        position = {node: k for k, node in enumerate(order)}
+        steps = [Step(last, (0.0,) * last + (1.0,), f"seed: {self._name(last)}.grad = 1")]
+
+        def snapshot(node: Any) -> None:
+            k = position[node]
+            before = steps[-1].grads
+            grads = tuple(n.grad for n in order)
+            if node._backward is None:
+                message = f"{self._name(k)} is a leaf: nothing to pass on, its grad {node.grad:.4g} is final"
+            else:
+                parents = sorted({position[p] for p in node.parents})
+                added = ", ".join(f"{grads[j] - before[j]:.4g} to {self._name(j)}" for j in parents)
+                message = f"{self._name(k)} ({node.op}) added {added}"
+            steps.append(Step(k, grads, message))
+
         try:
             for node in order:
                 node.grad = 0.0
-            self.root.grad = 1.0
-            steps = [Step(last, (0.0,) * last + (1.0,), f"seed: {self._name(last)}.grad = 1")]
-            position = {id(node): k for k, node in enumerate(order)}
-            for k in range(last, -1, -1):  # reverse topological order
-                node = order[k]
-                before = [n.grad for n in order]
-                if node._backward is None:
-                    message = (
-                        f"{self._name(k)} is a leaf: nothing to pass on, "
-                        f"its grad {node.grad:.4g} is final"
-                    )
-                else:
-                    node._backward(node)
-                    parents = sorted({position[id(p)] for p in node.parents})
-                    added = ", ".join(
-                        f"{order[j].grad - before[j]:.4g} to {self._name(j)}" for j in parents
-                    )
-                    message = f"{self._name(k)} ({node.op}) added {added}"
-                steps.append(Step(k, tuple(n.grad for n in order), message))
+            graph.backward(self.root, seed=1.0, interior_grad=0.0, after_each=snapshot)
         finally:
             for node, grad in zip(order, saved):
                 node.grad = grad

@@ -10,6 +10,7 @@ import math
 import random
 from typing import Sequence, Union
 
+from tinyad.checks import check_count, layer_sizes
 from tinyad.scalar.value import Value
 
 Input = Sequence[Union[Value, float]]
@@ -21,6 +22,8 @@ def _child_seed(rng: random.Random) -> int:
 
 
 def _check_length(x: Input, expected: int, who: str) -> None:
+    if not hasattr(x, "__len__"):
+        raise TypeError(f"{who} takes a list of {expected} inputs, got {type(x).__name__}: {x!r}")
     if len(x) != expected:
         raise ValueError(f"{who} takes {expected} inputs, got {len(x)}")
 
@@ -41,6 +44,7 @@ class Neuron(Module):
     """``tanh(w . x + b)``, or ``w . x + b`` with ``nonlin=False``: one weight per input."""
 
     def __init__(self, nin: int, nonlin: bool = True, seed: int | None = None) -> None:
+        check_count(nin, "Neuron's nin")
         rng = random.Random(seed)
         scale = 1.0 / math.sqrt(nin)  # keeps w . x of order 1, so tanh does not saturate
         self.w = [Value(rng.uniform(-scale, scale)) for _ in range(nin)]
@@ -66,6 +70,7 @@ class Layer(Module):
     """``nout`` neurons that all read the same ``nin`` inputs."""
 
     def __init__(self, nin: int, nout: int, seed: int | None = None, **kw) -> None:
+        check_count(nout, "Layer's nout")
         rng = random.Random(seed)
         self.neurons = [Neuron(nin, seed=_child_seed(rng), **kw) for _ in range(nout)]
 
@@ -84,7 +89,7 @@ class MLP(Module):
 
     def __init__(self, nin: int, nouts: Sequence[int], seed: int | None = None) -> None:
         rng = random.Random(seed)
-        sizes = [nin] + list(nouts)
+        sizes = [nin] + layer_sizes(nouts, "MLP")
         self.layers = [
             Layer(sizes[i], sizes[i + 1], seed=_child_seed(rng), nonlin=i != len(nouts) - 1)
             for i in range(len(nouts))
@@ -112,6 +117,8 @@ class RNNCell(Module):
     """
 
     def __init__(self, nin: int, nhidden: int, seed: int | None = None) -> None:
+        check_count(nin, "RNNCell's nin")
+        check_count(nhidden, "RNNCell's nhidden")
         rng = random.Random(seed)
         sx, sh = 1.0 / math.sqrt(nin), 1.0 / math.sqrt(nhidden)
         self.wx = [[Value(rng.uniform(-sx, sx)) for _ in range(nin)] for _ in range(nhidden)]

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import math
 import numbers
+from math import isfinite
 from typing import Callable, Union
 
 from tinyad import graph
@@ -27,6 +28,11 @@ def _as_float(data: object) -> float:
     if isinstance(data, Value):
         raise TypeError(
             f"Value() got a Value ({data!r}); use v.detach() for a new leaf with the same data"
+        )
+    if hasattr(data, "parents"):  # a node of the array engine
+        raise TypeError(
+            f"Value() got a {type(data).__name__}; use Value(t.item()) for the number in a "
+            "one-element tensor (the graph behind it is cut off)"
         )
     if isinstance(data, numbers.Real):
         number = float(data)
@@ -84,7 +90,11 @@ class Value:
             raise ZeroDivisionError(f"0.0 ** {n}: a negative power of zero is infinite")
         if x < 0.0 and n != int(n):
             raise ValueError(f"({x}) ** {n}: a negative number to a fractional power is not real")
-        return _result(x**n, (self,), f"**{n}", _power_rule(n))
+        try:
+            y = x**n
+        except OverflowError:
+            raise OverflowError(f"({x}) ** {n} overflows a float (more than about 1.8e308)") from None
+        return _result(y, (self,), f"**{n}", _power_rule(n))
 
     def __neg__(self) -> Value:
         return _result(-self.data, (self,), "neg", _neg_backward)
@@ -93,25 +103,43 @@ class Value:
         return self + (-other)
 
     def __truediv__(self, other: Value | Number) -> Value:
-        divisor = other.data if isinstance(other, Value) else other
+        if isinstance(other, Value):
+            divisor = other.data
+        elif isinstance(other, numbers.Real):
+            divisor = other
+        else:
+            return _lift(other)  # NotImplemented, or the TypeError for a Tensor
         if divisor == 0:
             raise ZeroDivisionError(f"{self!r} / {other!r}: the divisor is zero")
         return self * other**-1
 
-    # Reflected forms, for a plain number on the left: 2 * v, 1 - v, 1 / v.
+    # Reflected forms, for a plain number on the left: 2 * v, 1 - v, 1 / v. The
+    # number becomes the first parent, so parents keep the order written.
     def __radd__(self, other: Number) -> Value:
-        return self + other
+        other = _lift(other)
+        if other is NotImplemented:
+            return NotImplemented
+        return other + self
 
     def __rmul__(self, other: Number) -> Value:
-        return self * other
+        other = _lift(other)
+        if other is NotImplemented:
+            return NotImplemented
+        return other * self
 
     def __rsub__(self, other: Number) -> Value:
-        return (-self) + other
+        other = _lift(other)
+        if other is NotImplemented:
+            return NotImplemented
+        return other + (-self)
 
     def __rtruediv__(self, other: Number) -> Value:
+        other = _lift(other)
+        if other is NotImplemented:
+            return NotImplemented
         if self.data == 0.0:
-            raise ZeroDivisionError(f"{other!r} / {self!r}: the divisor is zero")
-        return self**-1 * other
+            raise ZeroDivisionError(f"{other.data!r} / {self!r}: the divisor is zero")
+        return other * self**-1
 
     # -- functions ----------------------------------------------------------
 
@@ -171,11 +199,19 @@ def _lift(other: object) -> Value:
         return other
     if isinstance(other, numbers.Real):
         return Value(other)
+    if hasattr(other, "parents"):  # a Tensor: the two engines' graphs do not join
+        raise TypeError(
+            f"a Value and a {type(other).__name__} cannot be combined: use Value(t.item()) for "
+            "a one-element tensor, or make both Tensors"
+        )
     return NotImplemented
 
 
 def _result(data: float, parents: tuple, op: str, rule: Callable[[Value], None]) -> Value:
     """The output node of an op. Skips ``__init__``: ``data`` is a float already."""
+    if not isfinite(data):  # only + and * can get here with finite operands
+        operands = f" {op} ".join(f"{p.data:.6g}" for p in parents)
+        raise OverflowError(f"{operands} overflows a float (more than about 1.8e308)")
     out = object.__new__(Value)
     out.data = data
     out.grad = 0.0
@@ -210,6 +246,8 @@ def _power_rule(n: Number) -> Callable[[Value], None]:
     # so the graph stays free of reference cycles.
     def _pow_backward(out: Value) -> None:
         (a,) = out.parents
+        if n == 0:
+            return  # x ** 0 is constant: no gradient, even at x = 0
         if a.data == 0.0 and n < 1:
             raise ZeroDivisionError(f"the derivative of x ** {n} at x = 0.0 is infinite")
         a.grad += n * a.data ** (n - 1) * out.grad

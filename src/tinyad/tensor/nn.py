@@ -12,6 +12,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from tinyad.checks import check_count, layer_sizes
 from tinyad.tensor import functional as F
 from tinyad.tensor.tensor import Tensor
 
@@ -41,6 +42,8 @@ class Linear(Module):
     """``x @ W + b`` with ``W`` of shape (nin, nout) and ``b`` of shape (nout,); x is (..., nin)."""
 
     def __init__(self, nin: int, nout: int, seed: int | None = None, dtype: Any = np.float64) -> None:
+        check_count(nin, "Linear's nin")
+        check_count(nout, "Linear's nout")
         rng = np.random.default_rng(seed)
         self.W = _uniform(rng, (nin, nout), nin, dtype)
         self.b = _zeros((nout,), dtype)
@@ -62,7 +65,7 @@ class MLP(Module):
         self, nin: int, nouts: Sequence[int], seed: int | None = None, dtype: Any = np.float64
     ) -> None:
         rng = np.random.default_rng(seed)
-        sizes = [nin] + list(nouts)
+        sizes = [nin] + layer_sizes(nouts, "MLP")
         self.layers = [
             Linear(sizes[i], sizes[i + 1], seed=int(rng.integers(2**32)), dtype=dtype)
             for i in range(len(nouts))
@@ -91,6 +94,8 @@ class RNN(Module):
     """
 
     def __init__(self, nin: int, nhidden: int, seed: int | None = None, dtype: Any = np.float64) -> None:
+        check_count(nin, "RNN's nin")
+        check_count(nhidden, "RNN's nhidden")
         rng = np.random.default_rng(seed)
         self.W_x = _uniform(rng, (nin, nhidden), nin, dtype)
         self.W_h = _uniform(rng, (nhidden, nhidden), nhidden, dtype)

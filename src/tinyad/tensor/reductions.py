@@ -59,7 +59,7 @@ def sum(x: Any, axis: Axis = None, keepdims: bool = False) -> Any:
 def mean(x: Any, axis: Axis = None, keepdims: bool = False) -> Any:
     """The mean over ``axis`` (all axes when None)."""
     axes = _axes(axis, x.shape)
-    count = x.size if axes is None else int(np.prod([x.shape[a] for a in axes]))
+    count = _reduced_count(x.shape, axes)
     if count == 0:
         raise ValueError(f"mean over an empty axis of a tensor of shape {x.shape}")
     data = np.sum(x.data, axis=axes, keepdims=keepdims) / count
@@ -69,10 +69,15 @@ def mean(x: Any, axis: Axis = None, keepdims: bool = False) -> Any:
 def max(x: Any, axis: Axis = None, keepdims: bool = False) -> Any:
     """The maximum over ``axis`` (all axes when None); ties share the gradient evenly."""
     axes = _axes(axis, x.shape)
-    if x.size == 0:
-        raise ValueError(f"max of an empty tensor of shape {x.shape}")
+    if _reduced_count(x.shape, axes) == 0:  # max of nothing has no value (mean neither)
+        raise ValueError(f"max over an empty axis of a tensor of shape {x.shape}")
     data = np.max(x.data, axis=axes, keepdims=keepdims)
     return x._make(data, (x,), "max", _max_backward, (axes, keepdims))
+
+
+def _reduced_count(shape: tuple[int, ...], axes: tuple[int, ...] | None) -> int:
+    """How many elements each result of a reduction over ``axes`` combines."""
+    return int(np.prod(shape if axes is None else [shape[a] for a in axes]))
 
 
 def _sum_backward(out: Any) -> None:

@@ -66,7 +66,9 @@ def _plain_index(index: Any) -> Any:
             raise IndexError("a Tensor used as an index must hold whole numbers")
         return index.astype(np.intp)
     if isinstance(index, list):
-        return np.asarray(index)
+        array = np.asarray(index)
+        # An empty list selects nothing; NumPy would read it as a float array.
+        return array.astype(np.intp) if array.size == 0 else array
     return index
 
 

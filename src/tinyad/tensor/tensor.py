@@ -57,6 +57,11 @@ def _as_float_array(data: Any, dtype: Any = None) -> np.ndarray:
     """``data`` as a finite float32/float64 array, or a TypeError/ValueError naming the problem."""
     if isinstance(data, Tensor):
         raise TypeError("Tensor() got a Tensor; use t.detach() for a new leaf with the same data")
+    if hasattr(data, "parents"):  # a Value: the scalar engine's node
+        raise TypeError(
+            f"Tensor() got a {type(data).__name__}; use Tensor(v.data) for its number (the graph "
+            "behind it is cut off)"
+        )
     if dtype is not None:
         dtype = np.dtype(dtype)
         if dtype not in FLOAT_DTYPES:
@@ -81,16 +86,22 @@ def _as_float_array(data: Any, dtype: Any = None) -> np.ndarray:
         raise TypeError(
             f"Tensor needs real numbers (a float or integer array), got dtype {array.dtype}"
         )
+    if not np.isfinite(array).all():
+        _refuse_non_finite(array, "nan or inf")
     if array.dtype != target:
-        array = array.astype(target)
-    finite = np.isfinite(array)
-    if not finite.all():
-        first = tuple(int(i) for i in np.argwhere(~finite)[0])
-        raise ValueError(
-            f"Tensor data must be finite: {int((~finite).sum())} entries are nan or inf, "
-            f"the first at index {first}"
-        )
+        with np.errstate(over="ignore"):  # an overflow is reported just below, by index
+            array = array.astype(target)
+        if not np.isfinite(array).all():  # finite before the cast: too large for float32
+            _refuse_non_finite(array, f"too large for {target} (beyond about {np.finfo(target).max:.3g})")
     return array
+
+
+def _refuse_non_finite(array: np.ndarray, why: str) -> None:
+    bad = ~np.isfinite(array)
+    first = tuple(int(i) for i in np.argwhere(bad)[0])
+    raise ValueError(
+        f"Tensor data must be finite: {int(bad.sum())} entries are {why}, the first at index {first}"
+    )
 
 
 class Tensor:
@@ -169,6 +180,19 @@ class Tensor:
                 "its item() for one element, or use t.data.any() / t.data.all()"
             )
         return bool(self.data)
+
+    # A node hashes and compares by identity: tinyad.graph keeps nodes in sets.
+    # So == cannot be NumPy's elementwise comparison; it refuses rather than
+    # answer a silent False to ``t == 1``.
+    __hash__ = object.__hash__
+
+    def __eq__(self, other: Any) -> bool:
+        raise TypeError(
+            "tinyad Tensors have no == or !=: compare their arrays, t.data == other.data (no gradient "
+            "flows through a comparison); `a is b` asks whether two tensors are the same node"
+        )
+
+    __ne__ = __eq__
 
     def __iter__(self) -> Iterator[Tensor]:
         """The tensors along the first axis, each a node: ``for row in t``."""
@@ -399,6 +423,11 @@ def _lift(other: Any, like: Tensor) -> Tensor:
         if array.dtype.kind in "biu":
             array = array.astype(like.data.dtype)
         return Tensor(array)
+    if hasattr(other, "parents"):  # a Value: the two engines' graphs do not join
+        raise TypeError(
+            f"a Tensor and a {type(other).__name__} cannot be combined: use Tensor(v.data) for "
+            "a constant, or make both Values"
+        )
     return NotImplemented
 
 
