@@ -35,23 +35,27 @@ def topo_sort(root: Any) -> list:
     """
     order: list = []
     visited = {root}
-    # Each stack entry is a node and an iterator over the parents not yet visited.
-    stack = [(root, iter(root.parents))]
-    while stack:
-        node, pending = stack[-1]
-        for parent in pending:
+    # Two stacks side by side: the nodes on the current path, and for each an
+    # iterator over its parents not yet visited. (Pairs of them would cost one
+    # more object per node, and the collector looks at every object.)
+    nodes = [root]
+    pending = [iter(root.parents)]
+    while pending:
+        for parent in pending[-1]:
             if parent in visited:
                 continue
             visited.add(parent)
-            if not parent.parents:
+            grandparents = parent.parents
+            if not grandparents:
                 order.append(parent)  # a leaf waits for nothing: place it now
                 continue
-            stack.append((parent, iter(parent.parents)))
+            nodes.append(parent)
+            pending.append(iter(grandparents))
             break
         else:
-            # Every parent is placed: the node can follow them.
-            stack.pop()
-            order.append(node)
+            # Every parent of the node on top is placed: the node can follow them.
+            pending.pop()
+            order.append(nodes.pop())
     return order
 
 

@@ -48,15 +48,24 @@ def _as_float(data: object) -> float:
 
 
 class Value:
-    """A scalar with a gradient, its parents and the rule that feeds them."""
+    """A scalar with a gradient, its parents and the rule that feeds them.
 
-    # No per-node __dict__: a node is six slots and nothing more.
-    __slots__ = ("data", "grad", "parents", "op", "label", "_backward")
+    An op has one or two operands, so a node keeps its parents in two fields,
+    ``_first`` and ``_second`` (``None`` where there is none), and ``parents``
+    puts them together as a tuple when asked. A tuple per node would double the
+    objects Python's cyclic garbage collector has to look at, and on a graph of
+    many thousands of nodes that collector is where the time goes
+    (benchmarks/README.md).
+    """
+
+    # No per-node __dict__: a node is seven slots and nothing more.
+    __slots__ = ("data", "grad", "_first", "_second", "op", "label", "_backward")
 
     def __init__(self, data: Number, label: str = "") -> None:
         self.data: float = _as_float(data)
         self.grad: float = 0.0
-        self.parents: tuple[Value, ...] = ()
+        self._first: Value | None = None
+        self._second: Value | None = None
         self.op: str = ""
         self.label: str = label
         self._backward: Callable[[Value], None] | None = None
@@ -65,19 +74,28 @@ class Value:
         label = f", label={self.label!r}" if self.label else ""
         return f"Value(data={self.data:.6g}, grad={self.grad:.6g}{label})"
 
+    @property
+    def parents(self) -> tuple[Value, ...]:
+        """The values this one was computed from, in operand order (``()`` for a leaf)."""
+        if self._first is None:
+            return ()
+        if self._second is None:
+            return (self._first,)
+        return (self._first, self._second)
+
     # -- arithmetic -------------------------------------------------------
 
     def __add__(self, other: Value | Number) -> Value:
         other = _lift(other)
         if other is NotImplemented:
             return NotImplemented
-        return _result(self.data + other.data, (self, other), "+", _add_backward)
+        return _result(self.data + other.data, self, other, "+", _add_backward)
 
     def __mul__(self, other: Value | Number) -> Value:
         other = _lift(other)
         if other is NotImplemented:
             return NotImplemented
-        return _result(self.data * other.data, (self, other), "*", _mul_backward)
+        return _result(self.data * other.data, self, other, "*", _mul_backward)
 
     def __pow__(self, exponent: Number) -> Value:
         if isinstance(exponent, Value) or not isinstance(exponent, numbers.Real):
@@ -94,10 +112,10 @@ class Value:
             y = x**n
         except OverflowError:
             raise OverflowError(f"({x}) ** {n} overflows a float (more than about 1.8e308)") from None
-        return _result(y, (self,), f"**{n}", _power_rule(n))
+        return _result(y, self, None, f"**{n}", _power_rule(n))
 
     def __neg__(self) -> Value:
-        return _result(-self.data, (self,), "neg", _neg_backward)
+        return _result(-self.data, self, None, "neg", _neg_backward)
 
     def __sub__(self, other: Value | Number) -> Value:
         return self + (-other)
@@ -144,7 +162,7 @@ class Value:
     # -- functions ----------------------------------------------------------
 
     def tanh(self) -> Value:
-        return _result(math.tanh(self.data), (self,), "tanh", _tanh_backward)
+        return _result(math.tanh(self.data), self, None, "tanh", _tanh_backward)
 
     def exp(self) -> Value:
         try:
@@ -154,15 +172,15 @@ class Value:
                 f"exp({self.data}) overflows a float (exp of more than about 709.78 does)"
                 + (f" at the node labelled {self.label!r}" if self.label else "")
             ) from None
-        return _result(y, (self,), "exp", _exp_backward)
+        return _result(y, self, None, "exp", _exp_backward)
 
     def log(self) -> Value:
         if self.data <= 0.0:
             raise ValueError(f"log({self.data}): log needs a positive number")
-        return _result(math.log(self.data), (self,), "log", _log_backward)
+        return _result(math.log(self.data), self, None, "log", _log_backward)
 
     def relu(self) -> Value:
-        return _result(self.data if self.data > 0.0 else 0.0, (self,), "relu", _relu_backward)
+        return _result(self.data if self.data > 0.0 else 0.0, self, None, "relu", _relu_backward)
 
     def sigmoid(self) -> Value:
         x = self.data
@@ -172,7 +190,7 @@ class Value:
         else:
             z = math.exp(x)
             y = z / (1.0 + z)
-        return _result(y, (self,), "sigmoid", _sigmoid_backward)
+        return _result(y, self, None, "sigmoid", _sigmoid_backward)
 
     def detach(self) -> Value:
         """A new leaf with the same data: the graph behind ``self`` is cut off."""
@@ -207,15 +225,24 @@ def _lift(other: object) -> Value:
     return NotImplemented
 
 
-def _result(data: float, parents: tuple, op: str, rule: Callable[[Value], None]) -> Value:
-    """The output node of an op. Skips ``__init__``: ``data`` is a float already."""
-    if not isfinite(data):  # only + and * can get here with finite operands
-        operands = f" {op} ".join(f"{p.data:.6g}" for p in parents)
-        raise OverflowError(f"{operands} overflows a float (more than about 1.8e308)")
+def _result(
+    data: float, first: Value, second: Value | None, op: str, rule: Callable[[Value], None]
+) -> Value:
+    """The output node of an op on ``first`` (and ``second``, for a binary op).
+
+    Skips ``__init__``: ``data`` is a float already.
+    """
+    if not isfinite(data):  # the unary ops guard themselves; this catches + and *
+        if second is None:
+            operation = f"{op}({first.data:.6g})"
+        else:
+            operation = f"{first.data:.6g} {op} {second.data:.6g}"
+        raise OverflowError(f"{operation} overflows a float (more than about 1.8e308)")
     out = object.__new__(Value)
     out.data = data
     out.grad = 0.0
-    out.parents = parents
+    out._first = first
+    out._second = second
     out.op = op
     out.label = ""
     out._backward = rule
@@ -226,26 +253,26 @@ def _result(data: float, parents: tuple, op: str, rule: Callable[[Value], None])
 
 
 def _add_backward(out: Value) -> None:
-    a, b = out.parents
+    a, b = out._first, out._second
     a.grad += out.grad
     b.grad += out.grad
 
 
 def _mul_backward(out: Value) -> None:
-    a, b = out.parents
+    a, b = out._first, out._second
     a.grad += b.data * out.grad
     b.grad += a.data * out.grad
 
 
 def _neg_backward(out: Value) -> None:
-    out.parents[0].grad -= out.grad
+    out._first.grad -= out.grad
 
 
 def _power_rule(n: Number) -> Callable[[Value], None]:
     # The rule needs the exponent; the closure holds the number, never the node,
     # so the graph stays free of reference cycles.
     def _pow_backward(out: Value) -> None:
-        (a,) = out.parents
+        a = out._first
         if n == 0:
             return  # x ** 0 is constant: no gradient, even at x = 0
         if a.data == 0.0 and n < 1:
@@ -256,22 +283,22 @@ def _power_rule(n: Number) -> Callable[[Value], None]:
 
 
 def _tanh_backward(out: Value) -> None:
-    out.parents[0].grad += (1.0 - out.data * out.data) * out.grad
+    out._first.grad += (1.0 - out.data * out.data) * out.grad
 
 
 def _exp_backward(out: Value) -> None:
-    out.parents[0].grad += out.data * out.grad
+    out._first.grad += out.data * out.grad
 
 
 def _log_backward(out: Value) -> None:
-    a = out.parents[0]
+    a = out._first
     a.grad += out.grad / a.data
 
 
 def _relu_backward(out: Value) -> None:
     if out.data > 0.0:
-        out.parents[0].grad += out.grad
+        out._first.grad += out.grad
 
 
 def _sigmoid_backward(out: Value) -> None:
-    out.parents[0].grad += out.data * (1.0 - out.data) * out.grad
+    out._first.grad += out.data * (1.0 - out.data) * out.grad
