@@ -408,3 +408,12 @@ def test_check_close_accepts_numpy_numbers_and_refuses_nodes():
     grading.check_close(np.sum(np.ones(3)), 3.0, "what", "tried", "hint")
     with pytest.raises(AssertionError, match="return a plain number"):
         grading.check_close(Value(0.5), 0.5, "what", "tried", "hint")
+
+
+@needs_torch
+def test_check_close_refuses_a_torch_tensor_with_the_course_message():
+    from tinyad import grading
+
+    loss = (torch.tensor([2.0], dtype=torch.float64, requires_grad=True) * 3).sum()
+    with pytest.raises(AssertionError, match=r"return a plain number, not a node"):
+        grading.check_close(loss, 6.0, "the loss", "torch_grads()", "hint")

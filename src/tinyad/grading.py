@@ -45,8 +45,9 @@ def check_close(
     rtol: float = 1e-7,
 ) -> None:
     """``got`` equals ``expected`` (a number or an array) to within ``atol + rtol * |expected|``."""
-    if hasattr(got, "parents"):  # a Value or a Tensor (NumPy numbers have .data too)
-        fail(what, tried, expected, f"{got!r} (a {type(got).__name__})", "return a plain number, "
+    # A Value, a tinyad Tensor or a torch tensor (NumPy numbers have .data too).
+    if hasattr(got, "parents") or hasattr(got, "grad_fn"):
+        fail(what, tried, expected, f"{got!r} (of type {type(got).__name__})", "return a plain number, "
              "not a node: .data of a Value, .item() of a one-element tensor")
     if expected is None or got is None:
         check(got is expected, what, tried, expected, got, hint)
@@ -55,7 +56,7 @@ def check_close(
     try:
         got_arr = np.asarray(got, dtype=np.float64)
     except (TypeError, ValueError):
-        fail(what, tried, expected, f"{got!r} (a {type(got).__name__})", hint)
+        fail(what, tried, expected, f"{got!r} (of type {type(got).__name__})", hint)
     if got_arr.shape != expected_arr.shape:
         fail(what, tried, f"shape {expected_arr.shape}", f"shape {got_arr.shape}", hint)
     if not np.allclose(got_arr, expected_arr, atol=atol, rtol=rtol, equal_nan=False):
@@ -90,9 +91,9 @@ def check_gradients(
     for point in points:
         leaves = [Value(x) for x in point]
         out = f(*leaves)
-        tried = f"{getattr(f, '__name__', 'f')}{tuple(point)}"
+        tried = f"{getattr(f, '__name__', 'f')}({', '.join(repr(v) for v in point)})"
         check(
-            isinstance(out, Value), what, tried, "a Value", f"{out!r} (a {type(out).__name__})",
+            isinstance(out, Value), what, tried, "a Value", f"{out!r} (of type {type(out).__name__})",
             "build the result from the Value inputs with Value operations",
         )
         out.backward()
