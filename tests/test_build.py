@@ -55,3 +55,44 @@ def test_lesson_numbers_are_checked():
         build.lessons(["value"])
     with pytest.raises(SystemExit, match="no notebooks/77_"):
         build.lessons(["77"])
+
+
+def exercise_pair(tmp_path: Path) -> tuple[Path, nbformat.NotebookNode]:
+    """An exercise notebook on disk and the blank one the generator would write."""
+    solution = nbformat.v4.new_notebook(cells=[
+        nbformat.v4.new_code_cell("def f():\n    ### BEGIN SOLUTION\n    return 1\n    ### END SOLUTION"),
+        nbformat.v4.new_code_cell("grading.check(f() == 1, 'f', 'f()', 1, f(), 'return 1')"),
+    ])
+    fresh = nbtools.make_exercise(solution, "99_demo.ipynb")
+    path = tmp_path / "99_demo.ipynb"
+    nbtools.write(fresh, path)
+    return path, fresh
+
+
+def test_a_blank_or_stale_exercise_may_be_overwritten(tmp_path):
+    path, fresh = exercise_pair(tmp_path)
+    assert build.learner_work(path, fresh) is None
+    assert build.learner_work(tmp_path / "absent.ipynb", fresh) is None
+    stale = nbtools.read(path)
+    stale.cells[1].source += "\nprint('an older check')"  # the instructor changed the solution
+    nbtools.write(stale, path)
+    assert build.learner_work(path, fresh) is None
+
+
+def test_an_exercise_with_a_learners_work_is_recognised(tmp_path):
+    path, fresh = exercise_pair(tmp_path)
+    filled = nbtools.read(path)
+    filled.cells[0].source = "def f():\n    return 1"
+    nbtools.write(filled, path)
+    assert build.learner_work(path, fresh) == "1 of its 1 blanks are filled in"
+    run = nbtools.read(path)
+    run.cells[1].execution_count = 3
+    nbtools.write(run, path)
+    assert build.learner_work(path, fresh) == "cells [1] have been run"
+
+
+def test_the_build_names_what_the_machine_lacks(monkeypatch):
+    monkeypatch.setattr(build.shutil, "which", lambda name: None)
+    monkeypatch.setattr(build.importlib.util, "find_spec", lambda name: None)
+    missing = build.missing_references()
+    assert len(missing) == 2 and "dot program" in missing[0] and "torch" in missing[1]

@@ -2,8 +2,8 @@
 
 The lessons (notebooks/) and solutions (solutions/) themselves are run by nbval in strict
 mode from pyproject's pytest settings. Here: every lesson has a solution and an exercise
-notebook of the same name; in every solution, each cell with a blank is followed by a check
-cell; and for every exercise notebook:
+notebook of the same name; in the exercise made from every solution, each cell with a blank
+is followed by a check cell; and for every exercise notebook:
 
 - it is exactly what ``tools/nbtools.make_exercise`` makes from its solution;
 - run as a learner runs it with the blanks left in (``pytest --nbval-lax exercises/``),
@@ -150,7 +150,11 @@ def test_exercise_is_generated_from_its_solution(name):
     assert exercise.exists(), f"exercises/{name} is missing: {rebuild}"
     expected = nbtools.dumps(nbtools.make_exercise(nbtools.read(solution), name))
     stored = nbtools.dumps(nbtools.read(exercise))
-    assert stored == expected, f"exercises/{name} is not what solutions/{name} generates: {rebuild}"
+    assert stored == expected, (
+        f"exercises/{name} is not what solutions/{name} generates. Instructors: {rebuild}. "
+        "Learners: your answers in it are why, and that is fine; grade them with "
+        f"python -m pytest --nbval-lax exercises/{name} (the build will not overwrite them)"
+    )
 
 
 @pytest.mark.parametrize("path", EXECUTED, ids=lambda p: f"{p.parent.name}/{p.name}")
@@ -183,15 +187,19 @@ def test_every_solution_has_blanks_and_check_cells(name):
     nb = nbtools.read(ROOT / "solutions" / name)
     assert any(nbtools.has_solution(c) for c in nb.cells), f"solutions/{name} has no BEGIN SOLUTION"
     assert any(nbtools.is_check_cell(c) for c in nb.cells), f"solutions/{name} has no check cell"
-    # Each exercise is checked right below it: a code cell with a blank is a check cell itself
-    # or the next code cell is one (a check emptied to `pass` leaves its exercise unchecked).
+    # Each exercise is checked right below it, in the notebook the learner gets: a code cell
+    # with a blank is a check cell itself or the next code cell is one. Judged on the
+    # generated exercise, so a check moved wholly into a hidden-tests block (dropped there)
+    # or emptied to `pass` leaves its exercise visibly unchecked.
     code = [c for c in nb.cells if c.cell_type == "code"]
+    given = [c for c in nbtools.make_exercise(nb, name).cells if c.cell_type == "code"]
     for k, cell in enumerate(code):
-        if nbtools.has_solution(cell) and not nbtools.is_check_cell(cell):
-            checked = k + 1 < len(code) and nbtools.is_check_cell(code[k + 1])
+        if nbtools.has_solution(cell) and not nbtools.is_check_cell(given[k]):
+            checked = k + 1 < len(given) and nbtools.is_check_cell(given[k + 1])
             assert checked, (
-                f"solutions/{name}: the exercise cell starting {first_line(cell)!r} is not followed "
-                "by a check cell (a code cell calling grading.<helper>(...) or tagged check)"
+                f"solutions/{name}: the exercise cell starting {first_line(cell)!r} is not followed, "
+                "in the exercise notebook, by a check cell (a code cell calling grading.<helper>(...) "
+                "or tagged check)"
             )
 
 

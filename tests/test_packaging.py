@@ -3,10 +3,15 @@
 from __future__ import annotations
 
 import re
-from importlib.metadata import requires
+import sys
 from pathlib import Path
 
 import yaml
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # Python 3.10: the backport the test extra installs
+    import tomli as tomllib
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -21,13 +26,17 @@ def _split(spec: str) -> tuple[str, str]:
     return name.lower(), version.replace(" ", "")
 
 
+def _pyproject() -> dict:
+    return tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+
+
 def _pip_requirements() -> dict[str, str]:
-    """Runtime dependencies and the test extra, as installed from pyproject.toml."""
+    """Runtime dependencies and the test extra, as pyproject.toml writes them (the file,
+    not the installed metadata, which is stale until the next pip install)."""
+    project = _pyproject()
     wanted = {}
-    for req in requires("tinyad") or []:
-        spec, _, marker = req.partition(";")
-        if marker and "extra == \"test\"" not in marker:
-            continue
+    for req in project["dependencies"] + project["optional-dependencies"]["test"]:
+        spec, _, _marker = req.partition(";")  # environment.yml installs regardless
         name, version = _split(spec)
         wanted[name] = version
     return wanted
@@ -59,8 +68,12 @@ def test_environment_yml_and_pyproject_name_the_same_packages():
 
 def test_environment_yml_brings_the_graphviz_program_and_python():
     env = yaml.safe_load((ROOT / "environment.yml").read_text())
-    names = {_split(d)[0] for d in env["dependencies"] if isinstance(d, str)}
-    assert {"graphviz", "python-graphviz", "python", "pip"} <= names
+    specs = dict(_split(d) for d in env["dependencies"] if isinstance(d, str))
+    assert {"graphviz", "python-graphviz", "python", "pip"} <= set(specs)
+    assert specs["python"] == _pyproject()["requires-python"], (
+        f"environment.yml asks for python{specs['python']}, "
+        f"pyproject.toml for {_pyproject()['requires-python']}"
+    )
 
 
 def test_binder_installs_tinyad_after_the_environment():

@@ -8,6 +8,14 @@ For each lesson NN, from the repository root or anywhere else:
 
 A notebook whose cell raises (other than a cell marked ``# NBVAL_RAISES_EXCEPTION`` or
 tagged ``raises-exception``) stops the build and is not overwritten.
+
+Two refusals protect what is stored:
+
+- without the Graphviz ``dot`` program or torch, the stored outputs would be the
+  fallbacks (DOT text, "torch is not installed"); the build stops unless given
+  ``--allow-missing``;
+- an exercise notebook that has been run or has blanks filled in holds a learner's
+  work; it is not overwritten unless given ``--force``.
 Executed notebooks keep their outputs and only the metadata ``nbtools.normalise``
 keeps (no timings), so an unchanged lesson rebuilds to the same text apart from
 outputs that cannot be stable (graph SVG, widget ids), which nbval ignores.
@@ -16,7 +24,9 @@ outputs that cannot be stable (graph SVG, widget ids), which nbval ignores.
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import os
+import shutil
 import sys
 import time
 from pathlib import Path
@@ -25,6 +35,7 @@ from jupyter_client.kernelspec import KernelSpec, KernelSpecManager
 from jupyter_client.manager import KernelManager
 from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError
+import nbformat
 
 import nbtools
 
@@ -98,7 +109,35 @@ def execute(path: Path, timeout: int) -> None:
     print(f"executed  {shown(path)}  ({time.perf_counter() - start:.1f} s)")
 
 
-def build(number: str, timeout: int) -> None:
+def missing_references() -> list[str]:
+    """What this machine lacks that the stored outputs are made with."""
+    missing = []
+    if shutil.which("dot") is None:
+        missing.append("the Graphviz dot program (graphs would be stored as DOT text)")
+    if importlib.util.find_spec("torch") is None:
+        missing.append("torch (lesson 03 would store its cells' no-torch fallbacks)")
+    return missing
+
+
+def learner_work(exercise: Path, fresh: nbformat.NotebookNode) -> str | None:
+    """Why ``exercise`` looks like a learner's work that writing ``fresh`` would lose, or None."""
+    if not exercise.exists():
+        return None
+    current = nbtools.read(exercise)
+    if nbtools.dumps(current) == nbtools.dumps(fresh):
+        return None
+    ran = [k for k, c in enumerate(current.cells) if c.cell_type == "code" and (c.outputs or c.execution_count)]
+    if ran:
+        return f"cells {ran} have been run"
+    stub = nbtools.CODE_STUB[-1]
+    blanks = sum(c.source.count(stub) for c in current.cells if c.cell_type == "code")
+    expected = sum(c.source.count(stub) for c in fresh.cells if c.cell_type == "code")
+    if blanks < expected:
+        return f"{expected - blanks} of its {expected} blanks are filled in"
+    return None
+
+
+def build(number: str, timeout: int, force: bool = False) -> None:
     """Execute lesson ``number``'s lesson and solution notebooks, then regenerate its exercises."""
     for folder in ("notebooks", "solutions"):
         for path in sorted((ROOT / folder).glob(f"{number}_*.ipynb")):
@@ -106,7 +145,14 @@ def build(number: str, timeout: int) -> None:
     for solution in sorted((ROOT / "solutions").glob(f"{number}_*.ipynb")):
         exercise = ROOT / "exercises" / solution.name
         exercise.parent.mkdir(exist_ok=True)
-        nbtools.write(nbtools.make_exercise(nbtools.read(solution), solution.name), exercise)
+        fresh = nbtools.make_exercise(nbtools.read(solution), solution.name)
+        work = learner_work(exercise, fresh)
+        if work and not force:
+            sys.exit(
+                f"{shown(exercise)} looks like a learner's work ({work}); not overwritten. "
+                "Keep it elsewhere, or pass --force to replace it with the blank exercise."
+            )
+        nbtools.write(fresh, exercise)
         print(f"generated {shown(exercise)}")
 
 
@@ -115,9 +161,21 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("lessons", nargs="*", metavar="NN", help="lesson numbers (default: all)")
     parser.add_argument("--timeout", type=int, default=300, help="seconds per cell (default 300)")
+    parser.add_argument(
+        "--allow-missing", action="store_true", help="build without dot or torch (stores fallbacks)"
+    )
+    parser.add_argument(
+        "--force", action="store_true", help="overwrite exercise notebooks that hold a learner's work"
+    )
     args = parser.parse_args()
+    missing = missing_references()
+    if missing and not args.allow_missing:
+        sys.exit(
+            "not building: this machine lacks " + " and ".join(missing) + ". Install them "
+            "(README, 'For instructors'), or pass --allow-missing to store the fallbacks."
+        )
     for number in lessons(args.lessons):
-        build(number, args.timeout)
+        build(number, args.timeout, args.force)
 
 
 if __name__ == "__main__":
