@@ -10,7 +10,7 @@ import pytest
 from IPython.core.formatters import DisplayFormatter
 
 from tinyad import Value, draw, topo_sort
-from tinyad.viz import INSTALL_HINT, progress
+from tinyad.viz import INSTALL_HINT, MAX_NODES, progress
 
 RECORD = re.compile(r"^\s*(v\d+) \[label=\"\{.*shape=record\]$", re.M)
 OP = re.compile(r"^\s*(v\d+_op) \[label=(\S+) ", re.M)
@@ -64,12 +64,15 @@ def test_a_large_graph_is_drawn_in_part_with_a_note():
     total = len(topo_sort(y))
     source = draw(y).source
     records = RECORD.findall(source)
-    assert len(records) == 150
+    assert len(records) == MAX_NODES == 80
     assert records[-1] == f"v{total - 1}"  # the root is always drawn
-    assert f"{total - 150} earlier values not drawn" in source
+    assert f"{total - MAX_NODES} earlier values not drawn" in source
     assert len(draw(y, max_nodes=10).source) < len(source)
-    # Every edge starts at a drawn node or at the note: no dangling names.
-    drawn = set(records) | {f"{r}_op" for r in records} | {"omitted"}
+    # Every edge starts at a drawn node or at a stub beside the op it feeds: no
+    # dangling names, and no edge from the note across the picture.
+    stubs = {a for a, _ in EDGE.findall(source) if a.endswith("_earlier")}
+    assert stubs and all(EDGE.findall(source).count((s, s[: -len("_earlier")] + "_op")) == 1 for s in stubs)
+    drawn = set(records) | {f"{r}_op" for r in records} | stubs
     assert all(a in drawn and b in drawn for a, b in EDGE.findall(source))
 
 
@@ -106,8 +109,8 @@ def test_labels_with_record_characters_are_escaped():
 def test_without_dot_the_display_is_dot_text_and_a_hint(monkeypatch, tmp_path):
     monkeypatch.setenv("PATH", str(tmp_path))  # an empty folder: no dot program
     drawing = draw(seed_example())
-    bundle = drawing._repr_mimebundle_()
-    assert list(bundle) == ["text/plain"]
+    bundle, metadata = drawing._repr_mimebundle_()
+    assert list(bundle) == ["text/plain"] and metadata == {}
     assert bundle["text/plain"].startswith(INSTALL_HINT)
     assert drawing.source in bundle["text/plain"]
     assert "apt install graphviz" in INSTALL_HINT and "conda-forge" in INSTALL_HINT
@@ -118,8 +121,10 @@ def test_without_dot_the_display_is_dot_text_and_a_hint(monkeypatch, tmp_path):
 
 @pytest.mark.skipif(shutil.which("dot") is None, reason="the Graphviz dot program is not installed")
 def test_with_dot_the_display_is_svg():
-    bundle = draw(seed_example())._repr_mimebundle_()
+    bundle, metadata = draw(seed_example())._repr_mimebundle_()
     svg = bundle["image/svg+xml"]
+    # JupyterLab shows it at its own size (scrolling), not shrunk to the cell's width.
+    assert metadata == {"image/svg+xml": {"unconfined": True}}
     assert svg.lstrip().startswith("<?xml") and "</svg>" in svg
     assert "tanh" in svg and "data &#45;0.4621" in svg
     assert "0x" not in bundle["text/plain"]

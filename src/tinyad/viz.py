@@ -10,9 +10,13 @@ Any node with ``data``, ``grad``, ``parents`` and ``op`` can be drawn (``label``
 is used if it has one): a ``Value`` shows its numbers, a node whose data is an
 array shows its shape instead.
 
-A graph with more than ``max_nodes`` values (150 by default) is drawn in part:
+A graph with more than ``max_nodes`` values (80 by default) is drawn in part:
 the last ``max_nodes`` values in topological order, which are the root and the
-nodes nearest to it, and one note that stands in for all the earlier ones.
+nodes nearest to it. A small "..." feeds each operation whose inputs were left
+out, and one note says how many they are.
+
+In JupyterLab a drawing keeps its natural size, with a scroll bar when it is
+wider than the notebook (shrunk to fit, a wide graph's labels could not be read).
 
 Without the Graphviz ``dot`` program a drawing still displays in a notebook:
 as its DOT text, under a one-line hint how to install Graphviz.
@@ -35,7 +39,7 @@ import graphviz
 from tinyad import graph
 from tinyad.graph import topo_sort
 
-MAX_NODES = 150
+MAX_NODES = 80
 
 INSTALL_HINT = (
     "Graphviz's 'dot' program was not found, so the graph is shown as DOT text. "
@@ -47,13 +51,17 @@ INSTALL_HINT = (
 class Drawing(graphviz.Digraph):
     """A ``graphviz.Digraph`` that displays as DOT text plus a hint when ``dot`` is missing."""
 
-    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None, **kwargs: Any) -> dict:
+    def _repr_mimebundle_(
+        self, include: Any = None, exclude: Any = None, **kwargs: Any
+    ) -> tuple[dict, dict]:
+        """The display data and its metadata, as IPython takes them."""
         try:
             bundle = super()._repr_mimebundle_(include=include, exclude=exclude, **kwargs)
         except graphviz.ExecutableNotFound:
-            return {"text/plain": f"{INSTALL_HINT}\n\n{self.source}"}
-        # A stable text form too: the default repr would show a memory address.
-        return {"text/plain": repr(self), **bundle}
+            return {"text/plain": f"{INSTALL_HINT}\n\n{self.source}"}, {}
+        # A stable text form too: the default repr would show a memory address. And
+        # "unconfined": JupyterLab would otherwise shrink the SVG to the cell's width.
+        return {"text/plain": repr(self), **bundle}, {"image/svg+xml": {"unconfined": True}}
 
     def __repr__(self) -> str:
         return "<tinyad drawing: display it in a notebook, or read its .source>"
@@ -75,7 +83,7 @@ def draw(root: Any, max_nodes: int = MAX_NODES) -> Drawing:
 
     dot = Drawing(graph_attr={"rankdir": "LR"}, node_attr={"fontsize": "10"})
     if first:
-        dot.node("omitted", f"{first} earlier values not drawn", shape="note")
+        dot.node("omitted", f"{first} earlier values not drawn; ... marks where they feed in", shape="note")
     for k in range(first, len(order)):
         node = order[k]
         dot.node(f"v{k}", _record(node), shape="record")
@@ -89,9 +97,10 @@ def draw(root: Any, max_nodes: int = MAX_NODES) -> Drawing:
             j = position[id(parent)]
             if j >= first:
                 dot.edge(f"v{j}", op_name)
-            elif not omitted_parent:
+            elif not omitted_parent:  # one stub beside the op, not an edge from afar
                 omitted_parent = True
-                dot.edge("omitted", op_name, style="dashed")
+                dot.node(f"v{k}_earlier", "...", shape="plaintext")
+                dot.edge(f"v{k}_earlier", op_name, style="dashed")
     return dot
 
 
@@ -232,10 +241,12 @@ class BackwardStepper:
         self.label.value = f"step {self.position} of {last}: {self.current.message}"
         self.previous_button.disabled = self.position == 0
         self.next_button.disabled = self.position == last
-        bundle = self.draw()._repr_mimebundle_()
+        bundle, _ = self.draw()._repr_mimebundle_()
         if "image/svg+xml" in bundle:
             svg = bundle["image/svg+xml"]
-            self.picture.value = svg[svg.find("<svg") :]
+            # Natural size, scrolling sideways when wider than the notebook.
+            picture = svg[svg.find("<svg") :]
+            self.picture.value = f'<div style="overflow-x: auto">{picture}</div>'
         else:  # no dot program: the DOT text under the install hint
             self.picture.value = f"<pre>{html.escape(bundle['text/plain'])}</pre>"
 
