@@ -96,3 +96,18 @@ def test_the_build_names_what_the_machine_lacks(monkeypatch):
     monkeypatch.setattr(build.importlib.util, "find_spec", lambda name: None)
     missing = build.missing_references()
     assert len(missing) == 2 and "dot program" in missing[0] and "torch" in missing[1]
+
+
+def test_the_build_refuses_before_it_runs_anything(monkeypatch, capsys):
+    ran = []
+    monkeypatch.setattr(build, "execute", lambda path, timeout: ran.append(path))
+    # A machine without dot or torch: stop, and name both.
+    monkeypatch.setattr(build, "missing_references", lambda: ["the dot program", "torch"])
+    monkeypatch.setattr(sys, "argv", ["build.py", "01"])
+    with pytest.raises(SystemExit, match="lacks the dot program and torch.*--allow-missing"):
+        build.main()
+    # An exercise holding a learner's work: stop before executing the lesson.
+    monkeypatch.setattr(build, "learner_work", lambda exercise, fresh: "1 of its 3 blanks are filled in")
+    with pytest.raises(SystemExit, match=r"01_value.ipynb looks like a learner's work .*--force"):
+        build.build("01", timeout=60)
+    assert ran == []

@@ -417,3 +417,25 @@ def test_check_close_refuses_a_torch_tensor_with_the_course_message():
     loss = (torch.tensor([2.0], dtype=torch.float64, requires_grad=True) * 3).sum()
     with pytest.raises(AssertionError, match=r"return a plain number, not a node"):
         grading.check_close(loss, 6.0, "the loss", "torch_grads()", "hint")
+
+
+def test_a_derivative_that_overflows_is_named_not_silent():
+    # 1/x and log x have finite values at x = 1e-200 and 1e-320, but derivatives beyond a float.
+    x = Value(1e-200)
+    y = 1 / x
+    with pytest.raises(OverflowError, match=r"derivative of x \*\* -1 at x = 1e-200 overflows"):
+        y.backward()
+    x = Value(1e-320)
+    y = x.log()
+    with pytest.raises(OverflowError, match=r"derivative of log\(x\) at x = 9.99989e-321 overflows"):
+        y.backward()
+    assert x.grad == 0.0  # nothing was added: no inf left behind
+
+
+def test_mlp_sizes_may_come_from_any_iterable():
+    from tinyad.scalar.nn import MLP
+
+    from_generator = MLP(2, (n for n in [4, 1]), seed=0)
+    from_list = MLP(2, [4, 1], seed=0)
+    assert [p.data for p in from_generator.parameters()] == [p.data for p in from_list.parameters()]
+    assert [layer.neurons[0].nonlin for layer in from_generator.layers] == [True, False]

@@ -139,20 +139,24 @@ def learner_work(exercise: Path, fresh: nbformat.NotebookNode) -> str | None:
 
 def build(number: str, timeout: int, force: bool = False) -> None:
     """Execute lesson ``number``'s lesson and solution notebooks, then regenerate its exercises."""
-    for folder in ("notebooks", "solutions"):
-        for path in sorted((ROOT / folder).glob(f"{number}_*.ipynb")):
-            execute(path, timeout)
-    for solution in sorted((ROOT / "solutions").glob(f"{number}_*.ipynb")):
+    solutions = sorted((ROOT / "solutions").glob(f"{number}_*.ipynb"))
+    # Refuse before executing anything: an exercise has no outputs, so the solution's
+    # source, executed or not, decides what the exercise will be.
+    for solution in solutions:
         exercise = ROOT / "exercises" / solution.name
-        exercise.parent.mkdir(exist_ok=True)
-        fresh = nbtools.make_exercise(nbtools.read(solution), solution.name)
-        work = learner_work(exercise, fresh)
+        work = learner_work(exercise, nbtools.make_exercise(nbtools.read(solution), solution.name))
         if work and not force:
             sys.exit(
                 f"{shown(exercise)} looks like a learner's work ({work}); not overwritten. "
                 "Keep it elsewhere, or pass --force to replace it with the blank exercise."
             )
-        nbtools.write(fresh, exercise)
+    for folder in ("notebooks", "solutions"):
+        for path in sorted((ROOT / folder).glob(f"{number}_*.ipynb")):
+            execute(path, timeout)
+    for solution in solutions:
+        exercise = ROOT / "exercises" / solution.name
+        exercise.parent.mkdir(exist_ok=True)
+        nbtools.write(nbtools.make_exercise(nbtools.read(solution), solution.name), exercise)
         print(f"generated {shown(exercise)}")
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from tinyad.checks import check_count as _check_count
+from tinyad.checks import check_count
 
 
 def xor() -> tuple[np.ndarray, np.ndarray]:
@@ -26,7 +26,7 @@ def moons(n: int = 100, noise: float = 0.1, seed: int = 0) -> tuple[np.ndarray, 
     The points are centred on 0 with both axes of similar size, so a small network
     needs no further scaling.
     """
-    _check_count(n, "n", least=2)
+    check_count(n, "n", least=2)
     if noise < 0:
         raise ValueError(f"noise must be >= 0, got {noise}")
     rng = np.random.default_rng(seed)
@@ -48,8 +48,8 @@ def spirals(
     Labels are the arm, ``0 .. classes - 1``. Points lie within the unit disc (plus
     noise). ``noise`` is the spread of the angle, in radians.
     """
-    _check_count(n, "n", least=classes)
-    _check_count(classes, "classes", least=2)
+    check_count(n, "n", least=classes)
+    check_count(classes, "classes", least=2)
     if noise < 0:
         raise ValueError(f"noise must be >= 0, got {noise}")
     rng = np.random.default_rng(seed)
@@ -72,8 +72,8 @@ def sine_sequences(
     Each has its own frequency ``w`` drawn from ``frequencies`` (radians per step)
     and its own phase, so predicting the next value needs more than the current one.
     """
-    _check_count(count, "count")
-    _check_count(length, "length", least=2)
+    check_count(count, "count")
+    check_count(length, "length", least=2)
     low, high = frequencies
     if not 0 < low <= high:
         raise ValueError(f"frequencies must satisfy 0 < low <= high, got {frequencies}")
@@ -89,8 +89,8 @@ def parity_sequences(count: int, length: int, seed: int = 0) -> tuple[np.ndarray
     ``parity[:, t]`` is 1.0 where ``bits[:, :t + 1]`` holds an odd number of ones: a
     task a recurrent network can only solve by carrying state from step to step.
     """
-    _check_count(count, "count")
-    _check_count(length, "length")
+    check_count(count, "count")
+    check_count(length, "length")
     rng = np.random.default_rng(seed)
     bits = rng.integers(0, 2, size=(count, length)).astype(np.float64)
     parity = np.cumsum(bits, axis=1) % 2

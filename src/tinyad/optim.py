@@ -132,5 +132,5 @@ def _check_setting(
         raise TypeError(f"{name} must be a number, got {value!r}")
     too_low = value < low if low_allowed else value <= low
     if too_low or (high is not None and value >= high):
-        bounds = f"{'>=' if low_allowed else '>'} {low:g}" + (f" and < {high:g}" if high else "")
+        bounds = f"{'>=' if low_allowed else '>'} {low:g}" + (f" and < {high:g}" if high is not None else "")
         raise ValueError(f"{name} must be {bounds}, got {value}")

@@ -90,9 +90,10 @@ class MLP(Module):
     def __init__(self, nin: int, nouts: Sequence[int], seed: int | None = None) -> None:
         rng = random.Random(seed)
         sizes = [nin] + layer_sizes(nouts, "MLP")
+        last = len(sizes) - 2  # the index of the last layer
         self.layers = [
-            Layer(sizes[i], sizes[i + 1], seed=_child_seed(rng), nonlin=i != len(nouts) - 1)
-            for i in range(len(nouts))
+            Layer(sizes[i], sizes[i + 1], seed=_child_seed(rng), nonlin=i != last)
+            for i in range(last + 1)
         ]
 
     def __call__(self, x: Input) -> list[Value]:

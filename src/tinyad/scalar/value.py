@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import math
 import numbers
-from math import isfinite
+from math import isfinite  # a global name: one lookup per node in _result, not two
 from typing import Callable, Union
 
 from tinyad import graph
@@ -277,9 +277,20 @@ def _power_rule(n: Number) -> Callable[[Value], None]:
             return  # x ** 0 is constant: no gradient, even at x = 0
         if a.data == 0.0 and n < 1:
             raise ZeroDivisionError(f"the derivative of x ** {n} at x = 0.0 is infinite")
-        a.grad += n * a.data ** (n - 1) * out.grad
+        try:
+            slope = n * a.data ** (n - 1)
+        except OverflowError:
+            raise _derivative_overflow(f"x ** {n}", a.data) from None
+        a.grad += slope * out.grad
 
     return _pow_backward
+
+
+def _derivative_overflow(function: str, x: float) -> OverflowError:
+    # Only x ** n and log have derivatives that grow without bound on finite inputs.
+    return OverflowError(
+        f"the derivative of {function} at x = {x:.6g} overflows a float (more than about 1.8e308)"
+    )
 
 
 def _tanh_backward(out: Value) -> None:
@@ -292,7 +303,10 @@ def _exp_backward(out: Value) -> None:
 
 def _log_backward(out: Value) -> None:
     a = out._first
-    a.grad += out.grad / a.data
+    share = out.grad / a.data
+    if not isfinite(share):  # a.data so close to 0 that 1 / a.data is beyond a float
+        raise _derivative_overflow("log(x)", a.data)
+    a.grad += share
 
 
 def _relu_backward(out: Value) -> None:

@@ -68,7 +68,7 @@ class MLP(Module):
         sizes = [nin] + layer_sizes(nouts, "MLP")
         self.layers = [
             Linear(sizes[i], sizes[i + 1], seed=int(rng.integers(2**32)), dtype=dtype)
-            for i in range(len(nouts))
+            for i in range(len(sizes) - 1)
         ]
 
     def __call__(self, x: Any) -> Tensor:

@@ -40,7 +40,7 @@ Decisions worth knowing:
 from __future__ import annotations
 
 import numbers
-from typing import Any, Callable, Iterator, Sequence, Union
+from typing import Any, Callable, Iterator, NoReturn, Sequence, Union
 
 import numpy as np
 
@@ -96,7 +96,7 @@ def _as_float_array(data: Any, dtype: Any = None) -> np.ndarray:
     return array
 
 
-def _refuse_non_finite(array: np.ndarray, why: str) -> None:
+def _refuse_non_finite(array: np.ndarray, why: str) -> NoReturn:
     bad = ~np.isfinite(array)
     first = tuple(int(i) for i in np.argwhere(bad)[0])
     raise ValueError(
