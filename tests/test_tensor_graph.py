@@ -181,7 +181,7 @@ def test_backward_frees_the_intermediates():
         assert h_ref() is not None, "the graph keeps the intermediate alive before backward"
         y.backward()
         assert h_ref() is None, "after backward the intermediate must be unreachable"
-        assert y.parents == () and y.grad is None and y._saved is None
+        assert y.parents == () and y.grad is None and y.saved is None
     finally:
         gc.enable()
 
@@ -213,7 +213,7 @@ def test_no_grad_records_nothing_and_restores():
 def test_ops_on_tensors_without_grad_record_nothing():
     a = Tensor(np.ones(3))
     b = a * 2 + 1
-    assert not b.requires_grad and b.parents == () and b._backward is None
+    assert not b.requires_grad and b.parents == () and b.backward_rule is None
     x = Tensor(np.ones(3), requires_grad=True)
     c = x * a
     assert c.requires_grad and c.parents == (x, a)

@@ -1,13 +1,15 @@
 """The computation graph, walked once for both engines.
 
-A node is anything that hashes by identity (neither engine defines ``==``, so
-the walk can keep the nodes it has seen in a set of the nodes themselves) and has
-three attributes:
+What a node is, stated once (``Node`` below): anything with
 
 - ``parents``: the tuple of nodes it was computed from (``()`` for a leaf);
 - ``grad``: where the gradient of the output with respect to the node collects;
-- ``_backward``: ``None`` for a leaf, else a plain function ``rule(node)`` that adds
-  ``node.grad`` times the local derivative into each parent's ``grad``.
+- ``backward_rule``: ``None`` for a leaf, else a plain function ``rule(node)`` that
+  adds ``node.grad`` times the local derivative into each parent's ``grad``;
+- ``data`` and ``op``: its value, and the name of the operation that made it.
+
+A node hashes by identity (neither engine defines a value-based ``==``), so the walk
+keeps the nodes it has seen in a set of the nodes themselves.
 
 ``Value`` (the scalar engine) and ``Tensor`` (the array engine) are both such nodes,
 so both hand their output to the same two functions below: ``topo_sort`` and
@@ -22,7 +24,23 @@ last outside reference goes.
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any, Callable, Optional, Protocol, runtime_checkable
+
+
+@runtime_checkable
+class Node(Protocol):
+    """A node of either engine's graph: ``isinstance(x, Node)`` asks whether ``x`` is one."""
+
+    data: Any
+    grad: Any
+    parents: tuple
+    op: str
+    backward_rule: Optional[Callable[[Any], None]]
+
+
+def is_node(x: object) -> bool:
+    """Whether ``x`` is a node of a graph (a ``Value`` or a ``Tensor``)."""
+    return isinstance(x, Node)
 
 
 def topo_sort(root: Any) -> list:
@@ -91,7 +109,7 @@ def backward(
     root.grad = seed
     while order:
         node = order.pop()  # pop from the end: reverse topological order
-        rule: Callable[[Any], None] | None = node._backward
+        rule: Callable[[Any], None] | None = node.backward_rule
         if rule is not None:
             rule(node)
             if release:

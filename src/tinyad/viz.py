@@ -265,7 +265,7 @@ class BackwardStepper:
             k = position[node]
             before = steps[-1].grads
             grads = tuple(n.grad for n in order)
-            if node._backward is None:
+            if node.backward_rule is None:
                 message = f"{self._name(k)} is a leaf: nothing to pass on, its grad {node.grad:.4g} is final"
             else:
                 parents = sorted({position[p] for p in node.parents})

@@ -59,7 +59,7 @@ class Value:
     """
 
     # No per-node __dict__: a node is seven slots and nothing more.
-    __slots__ = ("data", "grad", "_first", "_second", "op", "label", "_backward")
+    __slots__ = ("data", "grad", "_first", "_second", "op", "label", "backward_rule")
 
     def __init__(self, data: Number, label: str = "") -> None:
         self.data: float = _as_float(data)
@@ -68,7 +68,7 @@ class Value:
         self._second: Value | None = None
         self.op: str = ""
         self.label: str = label
-        self._backward: Callable[[Value], None] | None = None
+        self.backward_rule: Callable[[Value], None] | None = None
 
     def __repr__(self) -> str:
         label = f", label={self.label!r}" if self.label else ""
@@ -205,7 +205,7 @@ class Value:
         across calls, as in PyTorch, until something clears them. That holds for
         a leaf calling backward on itself too: its own gradient, 1, is added.
         """
-        if self._backward is None:
+        if self.backward_rule is None:
             self.grad += 1.0
             return
         graph.backward(self, seed=1.0, interior_grad=0.0)
@@ -245,7 +245,7 @@ def _result(
     out._second = second
     out.op = op
     out.label = ""
-    out._backward = rule
+    out.backward_rule = rule
     return out
 
 

@@ -48,14 +48,14 @@ def checkpoint(fn: Callable[..., Tensor], *tensors: Tensor) -> Tensor:
     # recording is on: the recomputation in backward finds out what needs a gradient.
     if grad_mode.enabled:
         out.requires_grad = True
-        out.parents, out.op, out._backward, out._saved = tensors, "checkpoint", _checkpoint_backward, fn
+        out.parents, out.op, out.backward_rule, out.saved = tensors, "checkpoint", _checkpoint_backward, fn
         if grad_mode.recorded is not None:  # a checkpoint inside a block being recomputed
             grad_mode.recorded.append(out)
     return out
 
 
 def _checkpoint_backward(out: Tensor) -> None:
-    fn = out._saved
+    fn = out.saved
     inputs = []
     for t in out.parents:
         x = t.detach()
@@ -79,7 +79,7 @@ def _refuse_captured_interior(block: list[Tensor], recomputed: Tensor) -> None:
     inside = {id(node) for node in block}
     outside = [parent for node in block for parent in node.parents] + [recomputed]
     for t in outside:
-        if t.requires_grad and t._backward is not None and id(t) not in inside:
+        if t.requires_grad and t.backward_rule is not None and id(t) not in inside:
             raise RuntimeError(
                 f"checkpoint: fn uses a tensor of shape {t.shape} (the output of {t.op!r}) that "
                 "was computed outside fn and needs a gradient; pass it to checkpoint as an "

@@ -83,7 +83,7 @@ def _softmax_backward(out: Tensor) -> None:
     # dy_i/dx_j = y_i (delta_ij - y_j), so dx = y * (g - sum(g * y)).
     (x,) = out.parents
     y, g = out.data, out.grad
-    accumulate(x, y * (g - np.sum(g * y, axis=out._saved, keepdims=True)))
+    accumulate(x, y * (g - np.sum(g * y, axis=out.saved, keepdims=True)))
 
 
 def logsumexp(x: Tensor, axis: int = -1, keepdims: bool = False) -> Tensor:
@@ -102,7 +102,7 @@ def _logsumexp_backward(out: Tensor) -> None:
     # exp(x - logsumexp(x)): logsumexp is as large as x, so for x near 1000 in
     # float32 it is rounded to the nearest 6e-5, and so would every gradient be.
     (x,) = out.parents
-    axis, keepdims = out._saved
+    axis, keepdims = out.saved
     g = out.grad if keepdims else np.expand_dims(out.grad, axis)
     _, e, s = _shifted_exp(x.data, axis)
     accumulate(x, g * (e / s))
@@ -119,7 +119,7 @@ def log_softmax(x: Tensor, axis: int = -1) -> Tensor:
 def _log_softmax_backward(out: Tensor) -> None:
     # d(x_i - lse)/dx_j = delta_ij - softmax_j, so dx = g - softmax * sum(g).
     (x,) = out.parents
-    axis, g = out._saved, out.grad
+    axis, g = out.saved, out.grad
     probabilities = exp_nonpositive(np.minimum(out.data, 0))
     accumulate(x, g - probabilities * np.sum(g, axis=axis, keepdims=True))
 
@@ -177,7 +177,7 @@ def cross_entropy(logits: Tensor, targets: Labels) -> Tensor:
 def _cross_entropy_backward(out: Tensor) -> None:
     # d loss / d logits = (softmax - one_hot(labels)) / batch.
     (logits,) = out.parents
-    labels, probabilities = out._saved
+    labels, probabilities = out.saved
     batch = logits.shape[0]
     grad = probabilities.copy()
     grad[np.arange(batch), labels] -= 1
@@ -203,7 +203,7 @@ def mse(pred: Tensor, target: Any) -> Tensor:
 
 def _mse_backward(out: Tensor) -> None:
     pred, target = out.parents
-    grad = out._saved * (2 * out.grad / out._saved.size)
+    grad = out.saved * (2 * out.grad / out.saved.size)
     if pred.requires_grad:
         accumulate(pred, grad)
     if target.requires_grad:

@@ -82,21 +82,21 @@ def _reduced_count(shape: tuple[int, ...], axes: tuple[int, ...] | None) -> int:
 
 def _sum_backward(out: Any) -> None:
     (x,) = out.parents
-    axes, keepdims = out._saved
+    axes, keepdims = out.saved
     grad = _unreduce(out.grad, x.shape, axes, keepdims)
     accumulate(x, np.broadcast_to(grad, x.shape))
 
 
 def _mean_backward(out: Any) -> None:
     (x,) = out.parents
-    axes, keepdims, count = out._saved
+    axes, keepdims, count = out.saved
     grad = _unreduce(out.grad, x.shape, axes, keepdims) / count
     accumulate(x, np.broadcast_to(grad, x.shape))
 
 
 def _max_backward(out: Any) -> None:
     (x,) = out.parents
-    axes, keepdims = out._saved
+    axes, keepdims = out.saved
     top = _unreduce(out.data, x.shape, axes, keepdims)
     winners = x.data == top  # True where an entry equals the maximum of its slice
     ties = winners.sum(axis=axes, keepdims=True)

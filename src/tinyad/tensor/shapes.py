@@ -86,12 +86,12 @@ def _reshape_backward(out: Any) -> None:
 
 def _transpose_backward(out: Any) -> None:
     (x,) = out.parents
-    accumulate(x, out.grad.transpose(np.argsort(out._saved)))
+    accumulate(x, out.grad.transpose(np.argsort(out.saved)))
 
 
 def _getitem_backward(out: Any) -> None:
     (x,) = out.parents
-    index = out._saved
+    index = out.saved
     grad = np.zeros_like(x.data)
     if _is_basic(index):
         grad[index] = out.grad  # each entry picked at most once: assigning is adding to 0

@@ -108,7 +108,7 @@ class Tensor:
     """An array with a gradient, its parents and the rule that feeds them."""
 
     __slots__ = (
-        "data", "grad", "requires_grad", "parents", "op", "label", "_backward", "_saved",
+        "data", "grad", "requires_grad", "parents", "op", "label", "backward_rule", "saved",
         "__weakref__",
     )
     # NumPy defers to Tensor's reflected operators: ``array + t`` calls ``t.__radd__``.
@@ -123,8 +123,8 @@ class Tensor:
         self.parents: tuple[Tensor, ...] = ()
         self.op: str = ""
         self.label: str = label
-        self._backward: Rule | None = None
-        self._saved: Any = None
+        self.backward_rule: Rule | None = None
+        self.saved: Any = None
 
     @staticmethod
     def _make(data: Any, parents: tuple, op: str, rule: Rule, saved: Any = None) -> Tensor:
@@ -141,12 +141,12 @@ class Tensor:
                     break
         if record:
             out.requires_grad = True
-            out.parents, out.op, out._backward, out._saved = parents, op, rule, saved
+            out.parents, out.op, out.backward_rule, out.saved = parents, op, rule, saved
             if grad_mode.recorded is not None:
                 grad_mode.recorded.append(out)
         else:
             out.requires_grad = False
-            out.parents, out.op, out._backward, out._saved = (), "", None, None
+            out.parents, out.op, out.backward_rule, out.saved = (), "", None, None
         return out
 
     # -- what it is -----------------------------------------------------------
@@ -368,7 +368,7 @@ class Tensor:
             seed = np.ones_like(self.data)
         else:
             seed = _seed(grad, self)
-        if self._backward is None:
+        if self.backward_rule is None:
             # A leaf that requires grad: it is its own output, and its gradient accumulates.
             accumulate(self, seed)
             return
@@ -377,16 +377,16 @@ class Tensor:
     def _release(self) -> None:
         """Drop parents, saved buffers and gradient; a later walk through here raises."""
         self.parents = ()
-        self._saved = None
+        self.saved = None
         self.grad = None
-        self._backward = _freed_backward
+        self.backward_rule = _freed_backward
 
 
 def _leaf(data: np.ndarray, requires_grad: bool = False) -> Tensor:
     """A leaf around an array that is known to be valid already (no checks, no copy)."""
     out = object.__new__(Tensor)
     out.data, out.grad, out.requires_grad = data, None, requires_grad
-    out.parents, out.op, out.label, out._backward, out._saved = (), "", "", None, None
+    out.parents, out.op, out.label, out.backward_rule, out.saved = (), "", "", None, None
     return out
 
 
@@ -568,7 +568,7 @@ def _neg_backward(out: Tensor) -> None:
 
 def _pow_backward(out: Tensor) -> None:
     (a,) = out.parents
-    n = out._saved
+    n = out.saved
     if n == 0:
         accumulate(a, np.zeros_like(a.data))
         return
