@@ -111,6 +111,8 @@ UNARY = {
     "tanh": (lambda x: x.tanh(), lambda t: torch.tanh(t), "any"),
     "relu": (lambda x: x.relu(), lambda t: torch.relu(t), "any"),
     "sigmoid": (lambda x: x.sigmoid(), lambda t: torch.sigmoid(t), "any"),
+    "sin": (lambda x: x.sin(), lambda t: torch.sin(t), "any"),
+    "cos": (lambda x: x.cos(), lambda t: torch.cos(t), "any"),
     "square": (lambda x: x**2, lambda x: x**2, "any"),
     "cube": (lambda x: x**3, lambda x: x**3, "any"),
     "sqrt": (lambda x: x**0.5, lambda t: torch.sqrt(t), "positive"),
@@ -400,7 +402,7 @@ def test_a_numpy_exponent_keeps_float32_and_odd_exponents_are_named():
     assert y.dtype == np.float32 and x.grad.dtype == np.float32
     np.testing.assert_allclose(x.grad, [2.0, 4.0])
     for bad in (float("nan"), float("inf")):
-        with pytest.raises(ValueError, match="exponent must be finite"):
+        with pytest.raises(ValueError, match="operand of a Tensor op must be finite, got (nan|inf)"):
             x**bad
 
 
@@ -418,3 +420,40 @@ def test_empty_selections_and_reductions_over_non_empty_axes():
     assert picked.shape == (0,)
     picked.sum().backward()
     assert np.array_equal(y.grad, np.zeros(4))
+
+
+# -- ** with tensors on either side --------------------------------------------------
+
+
+@needs_torch
+@pytest.mark.parametrize("a_shape,b_shape", [((3,), (3,)), ((2, 3), (3,)), ((2, 1), (1, 4)), ((), (2, 2))])
+def test_power_of_two_tensors_like_torch(a_shape, b_shape):
+    rng = np.random.default_rng(3)
+    base = _array(rng, a_shape, "positive")
+    exponent = rng.normal(size=b_shape)
+    _compare(lambda b, e: b**e, lambda b, e: b**e, [base, exponent])
+
+
+@needs_torch
+def test_number_and_array_bases_with_a_tensor_exponent_like_torch():
+    e = np.array([[0.5, -1.0, 2.0]])
+    array = np.array([[1.5], [3.0]])
+    _compare(lambda t: 2**t, lambda t: 2**t, [e])
+    _compare(lambda t: array**t, lambda t: torch.tensor(array) ** t, [e])
+    x = Tensor(e, requires_grad=True)
+    (array**x).sum().backward()
+    np.testing.assert_allclose(x.grad, ((array**e) * np.log(array)).sum(axis=0, keepdims=True))
+
+
+def test_power_refuses_what_is_not_real_and_a_gradient_that_needs_log_of_a_non_positive_base():
+    with pytest.raises(ValueError, match="1 entries raise a negative base to a fractional power"):
+        Tensor([-2.0, 2.0]) ** Tensor([0.5, 0.5])
+    negative_base = Tensor([-2.0, 3.0]) ** Tensor([2.0, 2.0], requires_grad=True)
+    np.testing.assert_allclose(negative_base.data, [4.0, 9.0])  # the forward is real
+    with pytest.raises(ValueError, match=r"needs log\(base\), but 1 entries of the base are <= 0"):
+        negative_base.sum().backward()
+    with pytest.raises(ZeroDivisionError, match="infinite"):
+        (Tensor([0.0], requires_grad=True) ** 0.5).sum().backward()
+    x = Tensor([0.0, 2.0], requires_grad=True)
+    (x**0).sum().backward()  # a constant: no gradient, even at 0
+    np.testing.assert_array_equal(x.grad, [0.0, 0.0])

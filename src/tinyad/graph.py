@@ -113,6 +113,6 @@ def backward(
         if rule is not None:
             rule(node)
             if release:
-                node._release()
+                node.release()
         if after_each is not None:
             after_each(node)

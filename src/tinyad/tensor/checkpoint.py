@@ -43,24 +43,16 @@ def checkpoint(fn: Callable[..., Tensor], *tensors: Tensor) -> Tensor:
         result = fn(*tensors)
     if not isinstance(result, Tensor):
         raise TypeError(f"checkpoint: fn must return a Tensor, got {type(result).__name__}")
-    out = result.detach()
-    # The parameters fn uses are not among ``tensors``, so record the node whenever
-    # recording is on: the recomputation in backward finds out what needs a gradient.
-    if grad_mode.enabled:
-        out.requires_grad = True
-        out.parents, out.op, out.backward_rule, out.saved = tensors, "checkpoint", _checkpoint_backward, fn
-        if grad_mode.recorded is not None:  # a checkpoint inside a block being recomputed
-            grad_mode.recorded.append(out)
-    return out
+    # The parameters fn uses need not be among ``tensors``, so the node asks to be recorded
+    # (requires_grad=True) whenever recording is on: the recomputation in backward finds
+    # out what needs a gradient.
+    return Tensor(result.data, requires_grad=True, parents=tensors, op="checkpoint",
+                  backward_rule=checkpoint_backward, saved=fn)
 
 
-def _checkpoint_backward(out: Tensor) -> None:
+def checkpoint_backward(out: Tensor) -> None:
     fn = out.saved
-    inputs = []
-    for t in out.parents:
-        x = t.detach()
-        x.requires_grad = t.requires_grad
-        inputs.append(x)
+    inputs = [Tensor(t.data, requires_grad=t.requires_grad) for t in out.parents]
     block: list[Tensor] = []
     with grad_mode.enable_grad(), grad_mode.recording_into(block):
         recomputed = fn(*inputs)

@@ -1,93 +1,110 @@
-"""Elementwise functions: ``exp``, ``log``, ``tanh``, ``relu``, ``sigmoid``.
+"""Elementwise functions: ``neg``, ``exp``, ``log``, ``tanh``, ``relu``, ``sigmoid``, ``sin``, ``cos``.
 
-Each maps every entry on its own, so its backward multiplies the output's
-gradient entry by entry with the local derivative; no broadcasting is involved
-and the gradient has the input's shape already.
+Each maps every entry on its own, so its backward multiplies the output's gradient
+entry by entry with the local derivative: the rules of lesson 01, applied to a
+whole array at once. No broadcasting is involved; the gradient has the input's
+shape already. Each op is one block: the forward function, then its rule.
 
-Where a function can leave the real numbers it raises at once, naming how many
+Where a function would leave the real numbers it raises at once, naming how many
 entries are at fault: ``exp`` where the result would overflow to inf, ``log``
 where an entry is <= 0. ``sigmoid`` uses a form that never overflows.
 
-``Tensor.exp`` and the other methods call these functions.
+``-t``, ``t.exp()`` and the other methods call these functions.
 """
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 
 from tinyad.tensor.gradients import accumulate
-from tinyad.tensor.numerics import exp_nonpositive
+from tinyad.tensor.tensor import Tensor
 
 # exp(x) is finite for x up to log(largest float) and inf beyond.
-_EXP_LIMIT = {
+EXP_LIMIT = {
     np.dtype(dtype): float(np.log(np.finfo(dtype).max)) for dtype in (np.float32, np.float64)
 }
 
 
-def exp(x: Any) -> Any:
+def neg(x: Tensor) -> Tensor:
+    return Tensor(-x.data, parents=(x,), op="neg", backward_rule=neg_backward)
+
+
+def neg_backward(out: Tensor) -> None:
+    accumulate(out.parents[0], -out.grad)
+
+
+def exp(x: Tensor) -> Tensor:
     """``e ** x``; OverflowError naming how many entries would be inf."""
-    data = x.data
-    limit = _EXP_LIMIT[data.dtype]
-    if data.size and data.max() > limit:
+    limit = EXP_LIMIT[x.dtype]
+    if x.size and x.data.max() > limit:
         raise OverflowError(
-            f"exp overflows {data.dtype} at {int((data > limit).sum())} entries (the largest "
-            f"input is {data.max():.6g}; exp of more than {limit:.2f} is inf)"
+            f"exp overflows {x.dtype} at {int((x.data > limit).sum())} entries (the largest "
+            f"input is {x.data.max():.6g}; exp of more than {limit:.2f} is inf)"
         )
-    return x._make(np.exp(data), (x,), "exp", _exp_backward)
+    return Tensor(np.exp(x.data), parents=(x,), op="exp", backward_rule=exp_backward)
 
 
-def log(x: Any) -> Any:
-    """The natural log; ValueError naming how many entries are <= 0 and the smallest."""
-    data = x.data
-    if data.size and data.min() <= 0:
-        raise ValueError(
-            f"log needs positive entries: {int((data <= 0).sum())} of the {data.size} entries "
-            f"are <= 0 (the smallest is {data.min():.6g})"
-        )
-    return x._make(np.log(data), (x,), "log", _log_backward)
-
-
-def tanh(x: Any) -> Any:
-    """``tanh(x)``."""
-    return x._make(np.tanh(x.data), (x,), "tanh", _tanh_backward)
-
-
-def relu(x: Any) -> Any:
-    """``max(x, 0)``."""
-    return x._make(np.maximum(x.data, 0), (x,), "relu", _relu_backward)
-
-
-def sigmoid(x: Any) -> Any:
-    """``1 / (1 + exp(-x))``, as ``1 / (1 + z)`` or ``z / (1 + z)`` with ``z = exp(-|x|)``."""
-    data = x.data
-    z = exp_nonpositive(-np.abs(data))  # in (0, 1]: exp only ever sees numbers <= 0
-    y = np.where(data >= 0, 1 / (1 + z), z / (1 + z))
-    return x._make(y, (x,), "sigmoid", _sigmoid_backward)
-
-
-# -- backward rules: out.grad times the local derivative ------------------------------
-
-
-def _exp_backward(out: Any) -> None:
+def exp_backward(out: Tensor) -> None:
     accumulate(out.parents[0], out.grad * out.data)  # d e^x / dx = e^x, the output itself
 
 
-def _log_backward(out: Any) -> None:
+def log(x: Tensor) -> Tensor:
+    """The natural log; ValueError naming how many entries are <= 0 and the smallest."""
+    if x.size and x.data.min() <= 0:
+        raise ValueError(
+            f"log needs positive entries: {int((x.data <= 0).sum())} of the {x.size} entries "
+            f"are <= 0 (the smallest is {x.data.min():.6g})"
+        )
+    return Tensor(np.log(x.data), parents=(x,), op="log", backward_rule=log_backward)
+
+
+def log_backward(out: Tensor) -> None:
     x = out.parents[0]
-    accumulate(x, out.grad / x.data)
+    accumulate(x, out.grad / x.data)  # d log(x) / dx = 1 / x
 
 
-def _tanh_backward(out: Any) -> None:
+def tanh(x: Tensor) -> Tensor:
+    return Tensor(np.tanh(x.data), parents=(x,), op="tanh", backward_rule=tanh_backward)
+
+
+def tanh_backward(out: Tensor) -> None:
     y = out.data
-    accumulate(out.parents[0], out.grad * (1 - y * y))
+    accumulate(out.parents[0], out.grad * (1 - y * y))  # d tanh(x) / dx = 1 - tanh(x)**2
 
 
-def _relu_backward(out: Any) -> None:
-    accumulate(out.parents[0], out.grad * (out.data > 0))
+def relu(x: Tensor) -> Tensor:
+    return Tensor(np.maximum(x.data, 0), parents=(x,), op="relu", backward_rule=relu_backward)
 
 
-def _sigmoid_backward(out: Any) -> None:
+def relu_backward(out: Tensor) -> None:
+    accumulate(out.parents[0], out.grad * (out.data > 0))  # slope 1 where x > 0, else 0
+
+
+def sigmoid(x: Tensor) -> Tensor:
+    """``1 / (1 + exp(-x))``, as ``1 / (1 + z)`` or ``z / (1 + z)`` with ``z = exp(-|x|)``."""
+    z = np.exp(-np.abs(x.data))  # in [0, 1]: exp only ever sees numbers <= 0
+    y = np.where(x.data >= 0, 1 / (1 + z), z / (1 + z))
+    return Tensor(y, parents=(x,), op="sigmoid", backward_rule=sigmoid_backward)
+
+
+def sigmoid_backward(out: Tensor) -> None:
     y = out.data
-    accumulate(out.parents[0], out.grad * (y * (1 - y)))
+    accumulate(out.parents[0], out.grad * (y * (1 - y)))  # d sigmoid / dx = y (1 - y)
+
+
+def sin(x: Tensor) -> Tensor:
+    return Tensor(np.sin(x.data), parents=(x,), op="sin", backward_rule=sin_backward)
+
+
+def sin_backward(out: Tensor) -> None:
+    x = out.parents[0]
+    accumulate(x, out.grad * np.cos(x.data))
+
+
+def cos(x: Tensor) -> Tensor:
+    return Tensor(np.cos(x.data), parents=(x,), op="cos", backward_rule=cos_backward)
+
+
+def cos_backward(out: Tensor) -> None:
+    x = out.parents[0]
+    accumulate(x, out.grad * -np.sin(x.data))

@@ -15,15 +15,17 @@ The numerical care, in one place:
 - ``log_softmax(x) = x - logsumexp(x)``: computed directly, never as
   ``log(softmax(x))``, whose tiny probabilities round to 0 and give ``-inf``.
 - ``cross_entropy`` takes logits, not probabilities, and uses ``log_softmax``.
-- Terms whose exponent is far below 0 are exactly 0 (``exp_nonpositive``), so
-  nothing underflows to a subnormal number.
-
+- Nothing representable is thrown away: a term far below the maximum is a tiny
+  number, not 0 (``softmax([0, -400])[1]`` is about 1.9e-174), and only what is too
+  small for the float type rounds to 0, as IEEE arithmetic says.
 - Gradients are computed from the shifted ``x`` too, never from a large output
   such as ``logsumexp(x)``, whose rounding would carry into every gradient.
 
-All of them run without a NumPy warning under ``np.errstate(all="raise")``,
-forward and backward, on finite inputs as extreme as ``1e10`` or ``-1e300``.
-The one limit: along the axis, ``max - x`` must itself be a float (below about
+None of them overflows, divides by zero or makes a nan, forward or backward, on
+finite inputs as extreme as ``1e10`` or ``-1e300``: they run without a NumPy warning
+even under ``np.errstate(all="raise", under="ignore")``. (Underflow, a result too
+small to represent rounding toward 0, is the correct answer there; NumPy ignores it
+by default.) The one limit: along the axis, ``max - x`` must itself be a float (below about
 ``1.8e308``, or ``3.4e38`` in float32); ``[1e308, -1e308]`` overflows in the shift.
 """
 
@@ -34,8 +36,7 @@ from typing import Any, Sequence, Union
 import numpy as np
 
 from tinyad.tensor.gradients import accumulate, sum_to_shape
-from tinyad.tensor.numerics import exp_nonpositive
-from tinyad.tensor.reductions import _axes
+from tinyad.tensor.reductions import axes
 from tinyad.tensor.tensor import Tensor
 
 Labels = Union[Sequence[int], np.ndarray, Tensor]
@@ -57,13 +58,13 @@ def _one_axis(axis: int, x: Tensor) -> int:
         raise ValueError("softmax-like functions need a tensor with at least one axis, got shape ()")
     if not isinstance(axis, (int, np.integer)):
         raise TypeError(f"softmax-like functions work along one axis, an int; got axis={axis!r}")
-    return _axes(axis, x.shape)[0]
+    return axes(axis, x.shape)[0]
 
 
 def _shifted_exp(x: np.ndarray, axis: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``(m, e, s)``: the max over ``axis``, ``exp(x - m)`` and its sum (>= 1), all keepdims."""
     m = np.max(x, axis=axis, keepdims=True)
-    e = exp_nonpositive(x - m)
+    e = np.exp(x - m)
     s = np.sum(e, axis=axis, keepdims=True)
     return m, e, s
 
@@ -76,10 +77,10 @@ def softmax(x: Tensor, axis: int = -1) -> Tensor:
     x = _tensor(x)
     axis = _one_axis(axis, x)
     _, e, s = _shifted_exp(x.data, axis)
-    return x._make(e / s, (x,), "softmax", _softmax_backward, axis)
+    return Tensor(e / s, parents=(x,), op="softmax", backward_rule=softmax_backward, saved=axis)
 
 
-def _softmax_backward(out: Tensor) -> None:
+def softmax_backward(out: Tensor) -> None:
     # dy_i/dx_j = y_i (delta_ij - y_j), so dx = y * (g - sum(g * y)).
     (x,) = out.parents
     y, g = out.data, out.grad
@@ -94,10 +95,11 @@ def logsumexp(x: Tensor, axis: int = -1, keepdims: bool = False) -> Tensor:
     data = m + np.log(s)
     if not keepdims:
         data = np.squeeze(data, axis=axis)
-    return x._make(data, (x,), "logsumexp", _logsumexp_backward, (axis, keepdims))
+    return Tensor(data, parents=(x,), op="logsumexp", backward_rule=logsumexp_backward,
+                  saved=(axis, keepdims))
 
 
-def _logsumexp_backward(out: Tensor) -> None:
+def logsumexp_backward(out: Tensor) -> None:
     # d logsumexp / dx = softmax(x). It is recomputed from the shifted x, not as
     # exp(x - logsumexp(x)): logsumexp is as large as x, so for x near 1000 in
     # float32 it is rounded to the nearest 6e-5, and so would every gradient be.
@@ -113,14 +115,15 @@ def log_softmax(x: Tensor, axis: int = -1) -> Tensor:
     x = _tensor(x)
     axis = _one_axis(axis, x)
     m, _, s = _shifted_exp(x.data, axis)
-    return x._make(x.data - m - np.log(s), (x,), "log_softmax", _log_softmax_backward, axis)
+    return Tensor(x.data - m - np.log(s), parents=(x,), op="log_softmax",
+                  backward_rule=log_softmax_backward, saved=axis)
 
 
-def _log_softmax_backward(out: Tensor) -> None:
+def log_softmax_backward(out: Tensor) -> None:
     # d(x_i - lse)/dx_j = delta_ij - softmax_j, so dx = g - softmax * sum(g).
     (x,) = out.parents
     axis, g = out.saved, out.grad
-    probabilities = exp_nonpositive(np.minimum(out.data, 0))
+    probabilities = np.exp(np.minimum(out.data, 0))
     accumulate(x, g - probabilities * np.sum(g, axis=axis, keepdims=True))
 
 
@@ -170,11 +173,11 @@ def cross_entropy(logits: Tensor, targets: Labels) -> Tensor:
     losses = np.log(s[:, 0]) - (logits.data[rows, labels] - m[:, 0])
     probabilities = e / s
     data = np.sum(losses) / batch
-    return logits._make(data, (logits,), "cross_entropy", _cross_entropy_backward,
-                        (labels, probabilities))
+    return Tensor(data, parents=(logits,), op="cross_entropy",
+                  backward_rule=cross_entropy_backward, saved=(labels, probabilities))
 
 
-def _cross_entropy_backward(out: Tensor) -> None:
+def cross_entropy_backward(out: Tensor) -> None:
     # d loss / d logits = (softmax - one_hot(labels)) / batch.
     (logits,) = out.parents
     labels, probabilities = out.saved
@@ -198,10 +201,10 @@ def mse(pred: Tensor, target: Any) -> Tensor:
         raise ValueError(f"mse of empty tensors (shape {pred.shape})")
     diff = pred.data - target.data
     data = np.sum(diff * diff) / diff.size
-    return pred._make(data, (pred, target), "mse", _mse_backward, diff)
+    return Tensor(data, parents=(pred, target), op="mse", backward_rule=mse_backward, saved=diff)
 
 
-def _mse_backward(out: Tensor) -> None:
+def mse_backward(out: Tensor) -> None:
     pred, target = out.parents
     grad = out.saved * (2 * out.grad / out.saved.size)
     if pred.requires_grad:
@@ -236,10 +239,10 @@ def linear(x: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
             raise ValueError(f"linear needs a bias of shape ({weight.shape[1]},), got {bias.shape}")
         data = _add_into(data, bias.data)
         parents = (x, weight, bias)
-    return x._make(data, parents, "linear", _linear_backward)
+    return Tensor(data, parents=parents, op="linear", backward_rule=linear_backward)
 
 
-def _linear_backward(out: Tensor) -> None:
+def linear_backward(out: Tensor) -> None:
     x, weight = out.parents[0], out.parents[1]
     g = out.grad
     if x.requires_grad:
@@ -264,10 +267,11 @@ def rnn_step(x: Tensor, h: Tensor, w_x: Tensor, w_h: Tensor, b: Tensor) -> Tenso
         )
     a = _add_into(x.data @ w_x.data, h.data @ w_h.data)
     a = _add_into(a, b.data)
-    return x._make(np.tanh(a, out=a), (x, h, w_x, w_h, b), "rnn_step", _rnn_step_backward)
+    return Tensor(np.tanh(a, out=a), parents=(x, h, w_x, w_h, b), op="rnn_step",
+                  backward_rule=rnn_step_backward)
 
 
-def _rnn_step_backward(out: Tensor) -> None:
+def rnn_step_backward(out: Tensor) -> None:
     x, h, w_x, w_h, b = out.parents
     y = out.data
     da = out.grad * (1 - y * y)  # back through tanh: da is d loss / d(pre-activation)

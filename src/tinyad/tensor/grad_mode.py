@@ -4,24 +4,45 @@ An op records its parents and backward rule only when recording is on and one of
 its inputs requires a gradient. Evaluating a model, or updating parameters by
 hand, needs no graph: ``with no_grad():`` makes every op inside it a plain NumPy
 computation whose result is a leaf.
+
+The setting belongs to the thread that changes it, as in PyTorch: a ``no_grad()``
+in one thread leaves every other thread recording.
 """
 
 from __future__ import annotations
 
+import threading
 from contextlib import contextmanager
 from types import TracebackType
 from typing import Any, Iterator
 
-enabled: bool = True  # read by every op; changed only by the context managers below
 
-# While ``checkpoint`` recomputes a block during backward, every node recorded is
-# also appended here, so that it can tell the block's own nodes from tensors made
-# outside the block. ``None`` the rest of the time.
-recorded: list[Any] | None = None
+class _ThreadState(threading.local):
+    """Per-thread: whether ops record, and where ``checkpoint`` collects what they record."""
+
+    enabled: bool = True
+    # While ``checkpoint`` recomputes a block during backward, every node recorded is
+    # also appended here, so that it can tell the block's own nodes from tensors made
+    # outside the block. ``None`` the rest of the time.
+    recorded: list[Any] | None = None
+
+
+_state = _ThreadState()
+
+
+def is_recording() -> bool:
+    """Whether ops record a graph in this thread right now."""
+    return _state.enabled
+
+
+def note_recorded(node: Any) -> None:
+    """Called by the Tensor constructor for each node it records (see ``recording_into``)."""
+    if _state.recorded is not None:
+        _state.recorded.append(node)
 
 
 class _GradMode:
-    """A context manager that sets ``enabled`` and restores the previous setting on exit.
+    """A context manager that sets recording on or off and restores the previous setting on exit.
 
     The previous settings are kept on a stack, so one object may be entered again
     while it is active (``ng = no_grad()``, then ``with ng:`` inside ``with ng:``)
@@ -34,9 +55,8 @@ class _GradMode:
         self.previous: list[bool] = []
 
     def __enter__(self) -> None:
-        global enabled
-        self.previous.append(enabled)
-        enabled = self.mode
+        self.previous.append(_state.enabled)
+        _state.enabled = self.mode
 
     def __exit__(
         self,
@@ -44,8 +64,7 @@ class _GradMode:
         error: BaseException | None,
         traceback: TracebackType | None,
     ) -> None:
-        global enabled
-        enabled = self.previous.pop()
+        _state.enabled = self.previous.pop()
 
 
 def no_grad() -> _GradMode:
@@ -60,10 +79,9 @@ def enable_grad() -> _GradMode:
 
 @contextmanager
 def recording_into(nodes: list[Any]) -> Iterator[list[Any]]:
-    """Inside this block every recorded node is also appended to ``nodes``."""
-    global recorded
-    previous, recorded = recorded, nodes
+    """Inside this block every node recorded in this thread is also appended to ``nodes``."""
+    previous, _state.recorded = _state.recorded, nodes
     try:
         yield nodes
     finally:
-        recorded = previous
+        _state.recorded = previous

@@ -7,7 +7,9 @@ it to the entries that were the maximum. Ties: when several entries share the
 maximum, the gradient is split evenly among them (as ``torch.amax`` does), so the
 total is preserved and the rule does not depend on the order of the entries.
 
-``Tensor.sum``, ``Tensor.mean`` and ``Tensor.max`` call these functions.
+Each op is one block, the forward function then its rule; ``axes`` and
+``unreduce``, the two helpers they share, come first. ``t.sum()``, ``t.mean()`` and
+``t.max()`` call these functions.
 """
 
 from __future__ import annotations
@@ -17,20 +19,23 @@ from typing import Any
 import numpy as np
 
 from tinyad.tensor.gradients import accumulate
+from tinyad.tensor.tensor import Tensor
 
 Axis = Any  # None, an int, or a tuple of ints
 
 
-def _axes(axis: Axis, shape: tuple[int, ...]) -> tuple[int, ...] | None:
-    """``axis`` as a tuple of non-negative axes (``None`` for all), or ValueError naming it."""
+def axes(axis: Axis, shape: tuple[int, ...]) -> tuple[int, ...] | None:
+    """``axis`` as a tuple of non-negative axes (``None`` for all), or an error naming it."""
     if axis is None:
         return None
     ndim = len(shape)
-    axes = (axis,) if isinstance(axis, (int, np.integer)) else axis
-    if not isinstance(axes, (tuple, list)) or not all(isinstance(a, (int, np.integer)) for a in axes):
+    chosen = (axis,) if isinstance(axis, (int, np.integer)) else axis
+    if not isinstance(chosen, (tuple, list)) or not all(
+        isinstance(a, (int, np.integer)) and not isinstance(a, (bool, np.bool_)) for a in chosen
+    ):
         raise TypeError(f"axis must be None, an int or a tuple of ints, got {axis!r}")
     normal = []
-    for a in axes:
+    for a in chosen:
         if not -ndim <= a < ndim:
             raise ValueError(f"axis {a} is out of range for a tensor of shape {shape}")
         normal.append(int(a) % ndim)
@@ -39,8 +44,8 @@ def _axes(axis: Axis, shape: tuple[int, ...]) -> tuple[int, ...] | None:
     return tuple(normal)
 
 
-def _unreduce(grad: np.ndarray, shape: tuple[int, ...], axes: tuple[int, ...] | None,
-              keepdims: bool) -> np.ndarray:
+def unreduce(grad: np.ndarray, shape: tuple[int, ...], axes: tuple[int, ...] | None,
+             keepdims: bool) -> np.ndarray:
     """Put back the reduced axes as size-1 axes (if dropped), so ``grad`` broadcasts to ``shape``."""
     if keepdims:
         return grad
@@ -49,56 +54,62 @@ def _unreduce(grad: np.ndarray, shape: tuple[int, ...], axes: tuple[int, ...] | 
     return np.expand_dims(grad, axes)
 
 
-def sum(x: Any, axis: Axis = None, keepdims: bool = False) -> Any:
-    """The sum over ``axis`` (all axes when None)."""
-    axes = _axes(axis, x.shape)
-    data = np.sum(x.data, axis=axes, keepdims=keepdims)
-    return x._make(data, (x,), "sum", _sum_backward, (axes, keepdims))
-
-
-def mean(x: Any, axis: Axis = None, keepdims: bool = False) -> Any:
-    """The mean over ``axis`` (all axes when None)."""
-    axes = _axes(axis, x.shape)
-    count = _reduced_count(x.shape, axes)
-    if count == 0:
-        raise ValueError(f"mean over an empty axis of a tensor of shape {x.shape}")
-    data = np.sum(x.data, axis=axes, keepdims=keepdims) / count
-    return x._make(data, (x,), "mean", _mean_backward, (axes, keepdims, count))
-
-
-def max(x: Any, axis: Axis = None, keepdims: bool = False) -> Any:
-    """The maximum over ``axis`` (all axes when None); ties share the gradient evenly."""
-    axes = _axes(axis, x.shape)
-    if _reduced_count(x.shape, axes) == 0:  # max of nothing has no value (mean neither)
-        raise ValueError(f"max over an empty axis of a tensor of shape {x.shape}")
-    data = np.max(x.data, axis=axes, keepdims=keepdims)
-    return x._make(data, (x,), "max", _max_backward, (axes, keepdims))
-
-
-def _reduced_count(shape: tuple[int, ...], axes: tuple[int, ...] | None) -> int:
+def reduced_count(shape: tuple[int, ...], axes: tuple[int, ...] | None) -> int:
     """How many elements each result of a reduction over ``axes`` combines."""
     return int(np.prod(shape if axes is None else [shape[a] for a in axes]))
 
 
-def _sum_backward(out: Any) -> None:
+def sum(x: Tensor, axis: Axis = None, keepdims: bool = False) -> Tensor:
+    """The sum over ``axis`` (all axes when None)."""
+    over = axes(axis, x.shape)
+    data = np.sum(x.data, axis=over, keepdims=keepdims)
+    return Tensor(data, parents=(x,), op="sum", backward_rule=sum_backward, saved=(over, keepdims))
+
+
+def sum_backward(out: Tensor) -> None:
+    # Every entry counted once in the sum: each gets the full gradient of its sum.
     (x,) = out.parents
-    axes, keepdims = out.saved
-    grad = _unreduce(out.grad, x.shape, axes, keepdims)
+    over, keepdims = out.saved
+    grad = unreduce(out.grad, x.shape, over, keepdims)
     accumulate(x, np.broadcast_to(grad, x.shape))
 
 
-def _mean_backward(out: Any) -> None:
+def mean(x: Tensor, axis: Axis = None, keepdims: bool = False) -> Tensor:
+    """The mean over ``axis`` (all axes when None)."""
+    over = axes(axis, x.shape)
+    count = reduced_count(x.shape, over)
+    if count == 0:
+        raise ValueError(f"mean over an empty axis of a tensor of shape {x.shape}: there is "
+                         "nothing to average")
+    data = np.sum(x.data, axis=over, keepdims=keepdims) / count
+    return Tensor(data, parents=(x,), op="mean", backward_rule=mean_backward,
+                  saved=(over, keepdims, count))
+
+
+def mean_backward(out: Tensor) -> None:
+    # Each entry is 1/count of its mean.
     (x,) = out.parents
-    axes, keepdims, count = out.saved
-    grad = _unreduce(out.grad, x.shape, axes, keepdims) / count
+    over, keepdims, count = out.saved
+    grad = unreduce(out.grad, x.shape, over, keepdims) / count
     accumulate(x, np.broadcast_to(grad, x.shape))
 
 
-def _max_backward(out: Any) -> None:
+def max(x: Tensor, axis: Axis = None, keepdims: bool = False) -> Tensor:
+    """The maximum over ``axis`` (all axes when None); ties share the gradient evenly."""
+    over = axes(axis, x.shape)
+    if reduced_count(x.shape, over) == 0:
+        raise ValueError(f"max over an empty axis of a tensor of shape {x.shape}: the maximum "
+                         "of nothing has no value")
+    data = np.max(x.data, axis=over, keepdims=keepdims)
+    return Tensor(data, parents=(x,), op="max", backward_rule=max_backward, saved=(over, keepdims))
+
+
+def max_backward(out: Tensor) -> None:
+    # Only the entries equal to their slice's maximum moved it; tied ones share.
     (x,) = out.parents
-    axes, keepdims = out.saved
-    top = _unreduce(out.data, x.shape, axes, keepdims)
-    winners = x.data == top  # True where an entry equals the maximum of its slice
-    ties = winners.sum(axis=axes, keepdims=True)
-    grad = _unreduce(out.grad, x.shape, axes, keepdims) / ties
+    over, keepdims = out.saved
+    top = unreduce(out.data, x.shape, over, keepdims)
+    winners = x.data == top
+    ties = winners.sum(axis=over, keepdims=True)
+    grad = unreduce(out.grad, x.shape, over, keepdims) / ties
     accumulate(x, winners * grad)

@@ -2,23 +2,26 @@
 
 A ``Tensor`` is to an array what ``Value`` is to a number: ``data`` (a float32 or
 float64 ``ndarray``), ``grad`` (``None`` until a gradient arrives, then an array of
-the same shape and dtype), its ``parents`` and a local backward rule. Every op has
+the same shape and dtype), its ``parents``, and a ``backward_rule``. Every op has
 the scalar engine's three beats:
 
 1. compute the forward array with NumPy;
 2. make the output node with its parents (in operand order) and its op name;
-3. attach the backward rule: a module-level function ``rule(out)`` that adds
-   ``out.grad`` times the local derivative into each parent that needs it,
-   through ``sum_to_shape`` wherever broadcasting may have stretched a parent.
+3. give it the backward rule: a function ``rule(out)`` that adds ``out.grad`` times
+   the local derivative into each parent that needs it, through ``sum_to_shape``
+   wherever broadcasting may have stretched a parent.
 
-An op records a graph only when one of its inputs requires a gradient and
-recording is on (it is off inside ``no_grad()``). ``backward`` hands the output to
-``tinyad.graph.backward``, the same walk ``Value`` uses.
+The ops live in modules named for their kind, each op's forward and backward side
+by side: ``binary.py`` (``+ - * / ** @``, with broadcasting), ``elementwise.py``
+(``neg exp log tanh relu sigmoid sin cos``), ``reductions.py`` (``sum mean max``),
+``shapes.py`` (``reshape transpose`` and indexing) and ``functional.py`` (softmax,
+losses and layers as single fused nodes). The methods below call them.
 
-Elementwise functions (``exp``, ``log``, ``tanh``, ``relu``, ``sigmoid``) live in
-``elementwise.py``, reductions (``sum``, ``mean``, ``max``) in ``reductions.py`` and
-shape ops (``reshape``, ``transpose``, indexing) in ``shapes.py``; the methods here
-call them.
+``Tensor(...)`` is the one constructor: a learner's call makes a leaf; an op passes
+the keyword-only ``parents``, ``op``, ``backward_rule`` and ``saved`` (what the rule
+needs from the forward pass) to make its output, and nothing else sets a node's fields. The output records its graph only
+when recording is on (it is off inside ``no_grad()``) and a parent requires a
+gradient; otherwise it is a leaf that requires none.
 
 Decisions worth knowing:
 
@@ -35,6 +38,9 @@ Decisions worth knowing:
 - A Python number or an integer array next to a Tensor takes the Tensor's dtype,
   so ``2 * t`` stays float32 when ``t`` is; a float array keeps its own dtype and
   NumPy's promotion decides the result's.
+- An op keeps references to its inputs' arrays for backward. Changing an input's
+  array in place between forward and backward changes the gradient: that is the
+  caller's responsibility, as in NumPy-based engines generally.
 """
 
 from __future__ import annotations
@@ -45,63 +51,12 @@ from typing import Any, Callable, Iterator, NoReturn, Sequence, Union
 import numpy as np
 
 from tinyad import graph
-from tinyad.tensor import elementwise, grad_mode, reductions, shapes
-from tinyad.tensor.gradients import accumulate, sum_to_shape
+from tinyad.tensor import grad_mode
+from tinyad.tensor.gradients import accumulate
 
 FLOAT_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
 ArrayLike = Union["Tensor", np.ndarray, float, int, Sequence]
 Rule = Callable[["Tensor"], None]
-
-
-def _as_float_array(data: Any, dtype: Any = None) -> np.ndarray:
-    """``data`` as a finite float32/float64 array, or a TypeError/ValueError naming the problem."""
-    if isinstance(data, Tensor):
-        raise TypeError("Tensor() got a Tensor; use t.detach() for a new leaf with the same data")
-    if hasattr(data, "parents"):  # a Value: the scalar engine's node
-        raise TypeError(
-            f"Tensor() got a {type(data).__name__}; use Tensor(v.data) for its number (the graph "
-            "behind it is cut off)"
-        )
-    if dtype is not None:
-        dtype = np.dtype(dtype)
-        if dtype not in FLOAT_DTYPES:
-            raise TypeError(f"Tensor dtype must be float32 or float64, got {dtype}")
-    if isinstance(data, (list, tuple)) and any(isinstance(item, Tensor) for item in data):
-        raise TypeError(
-            "Tensor() got a list of Tensors; a new Tensor cannot carry their graphs. Build it "
-            "from their arrays ([t.data for t in ts]) to get a constant"
-        )
-    try:
-        array = np.asarray(data)
-    except ValueError:  # NumPy's complaint about nested lists of different lengths
-        raise ValueError(
-            "Tensor data must be rectangular: the nested lists have different lengths"
-        ) from None
-    kind = array.dtype.kind
-    if kind in "biu":  # bool, signed and unsigned integers: friendly conversion
-        target = dtype or np.dtype(np.float64)
-    elif kind == "f":
-        target = dtype or (array.dtype if array.dtype in FLOAT_DTYPES else np.dtype(np.float64))
-    else:
-        raise TypeError(
-            f"Tensor needs real numbers (a float or integer array), got dtype {array.dtype}"
-        )
-    if not np.isfinite(array).all():
-        _refuse_non_finite(array, "nan or inf")
-    if array.dtype != target:
-        with np.errstate(over="ignore"):  # an overflow is reported just below, by index
-            array = array.astype(target)
-        if not np.isfinite(array).all():  # finite before the cast: too large for float32
-            _refuse_non_finite(array, f"too large for {target} (beyond about {np.finfo(target).max:.3g})")
-    return array
-
-
-def _refuse_non_finite(array: np.ndarray, why: str) -> NoReturn:
-    bad = ~np.isfinite(array)
-    first = tuple(int(i) for i in np.argwhere(bad)[0])
-    raise ValueError(
-        f"Tensor data must be finite: {int(bad.sum())} entries are {why}, the first at index {first}"
-    )
 
 
 class Tensor:
@@ -115,39 +70,38 @@ class Tensor:
     __array_ufunc__ = None
 
     def __init__(
-        self, data: Any, requires_grad: bool = False, dtype: Any = None, label: str = ""
+        self,
+        data: Any,
+        requires_grad: bool = False,
+        dtype: Any = None,
+        label: str = "",
+        *,
+        parents: tuple[Tensor, ...] = (),
+        op: str = "",
+        backward_rule: Rule | None = None,
+        saved: Any = None,
     ) -> None:
-        self.data: np.ndarray = _as_float_array(data, dtype)
         self.grad: np.ndarray | None = None
-        self.requires_grad: bool = bool(requires_grad)
-        self.parents: tuple[Tensor, ...] = ()
-        self.op: str = ""
         self.label: str = label
-        self.backward_rule: Rule | None = None
-        self.saved: Any = None
-
-    @staticmethod
-    def _make(data: Any, parents: tuple, op: str, rule: Rule, saved: Any = None) -> Tensor:
-        """The output node of an op: a graph node if a parent requires grad, else a leaf."""
-        out = object.__new__(Tensor)
-        out.data = data if type(data) is np.ndarray else np.asarray(data)
-        out.grad = None
-        out.label = ""
-        record = False
-        if grad_mode.enabled:
-            for parent in parents:
-                if parent.requires_grad:
-                    record = True
-                    break
-        if record:
-            out.requires_grad = True
-            out.parents, out.op, out.backward_rule, out.saved = parents, op, rule, saved
-            if grad_mode.recorded is not None:
-                grad_mode.recorded.append(out)
+        if backward_rule is None:  # a leaf: data from outside, checked and converted
+            self.data: np.ndarray = as_float_array(data, dtype)
+            self.requires_grad: bool = _flag(requires_grad)
+            self.parents: tuple[Tensor, ...] = ()
+            self.op: str = ""
+            self.backward_rule: Rule | None = None
+            self.saved: Any = None
+            return
+        # An op's output: NumPy computed ``data`` from float arrays, so it needs no checks.
+        # It is recorded if a parent needs a gradient, or if the op asks with
+        # requires_grad=True (checkpoint does: what its function uses shows only later).
+        self.data = data if type(data) is np.ndarray else np.asarray(data)
+        if grad_mode.is_recording() and (requires_grad or any(p.requires_grad for p in parents)):
+            self.requires_grad = True
+            self.parents, self.op, self.backward_rule, self.saved = parents, op, backward_rule, saved
+            grad_mode.note_recorded(self)
         else:
-            out.requires_grad = False
-            out.parents, out.op, out.backward_rule, out.saved = (), "", None, None
-        return out
+            self.requires_grad = False
+            self.parents, self.op, self.backward_rule, self.saved = (), "", None, None
 
     # -- what it is -----------------------------------------------------------
 
@@ -218,79 +172,51 @@ class Tensor:
 
     def detach(self) -> Tensor:
         """A new leaf sharing the same data: the graph behind ``self`` is cut off."""
-        return _leaf(self.data)
+        return Tensor(self.data)
 
-    # -- arithmetic: NumPy broadcasting on both sides -------------------------
+    # -- arithmetic, with NumPy broadcasting on both sides (binary.py) ----------
 
     def __add__(self, other: ArrayLike) -> Tensor:
-        other = _lift(other, self)
-        return NotImplemented if other is NotImplemented else _add(self, other)
+        return binary.add(self, other)
 
     def __radd__(self, other: ArrayLike) -> Tensor:
-        other = _lift(other, self)
-        return NotImplemented if other is NotImplemented else _add(other, self)
+        return binary.add(other, self)
 
     def __sub__(self, other: ArrayLike) -> Tensor:
-        other = _lift(other, self)
-        return NotImplemented if other is NotImplemented else _sub(self, other)
+        return binary.sub(self, other)
 
     def __rsub__(self, other: ArrayLike) -> Tensor:
-        other = _lift(other, self)
-        return NotImplemented if other is NotImplemented else _sub(other, self)
+        return binary.sub(other, self)
 
     def __mul__(self, other: ArrayLike) -> Tensor:
-        other = _lift(other, self)
-        return NotImplemented if other is NotImplemented else _mul(self, other)
+        return binary.mul(self, other)
 
     def __rmul__(self, other: ArrayLike) -> Tensor:
-        other = _lift(other, self)
-        return NotImplemented if other is NotImplemented else _mul(other, self)
+        return binary.mul(other, self)
 
     def __truediv__(self, other: ArrayLike) -> Tensor:
-        other = _lift(other, self)
-        return NotImplemented if other is NotImplemented else _div(self, other)
+        return binary.div(self, other)
 
     def __rtruediv__(self, other: ArrayLike) -> Tensor:
-        other = _lift(other, self)
-        return NotImplemented if other is NotImplemented else _div(other, self)
+        return binary.div(other, self)
+
+    def __pow__(self, exponent: ArrayLike) -> Tensor:
+        return binary.power(self, exponent)
+
+    def __rpow__(self, base: ArrayLike) -> Tensor:
+        return binary.power(base, self)
 
     def __matmul__(self, other: ArrayLike) -> Tensor:
         """``self @ other`` with NumPy's matmul rules (1-D, 2-D, batched)."""
-        other = _lift(other, self)
-        return NotImplemented if other is NotImplemented else _matmul(self, other)
+        return binary.matmul(self, other)
 
     def __rmatmul__(self, other: ArrayLike) -> Tensor:
-        other = _lift(other, self)
-        return NotImplemented if other is NotImplemented else _matmul(other, self)
+        return binary.matmul(other, self)
+
+    # -- elementwise functions (elementwise.py) -------------------------------
 
     def __neg__(self) -> Tensor:
-        return self._make(-self.data, (self,), "neg", _neg_backward)
-
-    def __pow__(self, exponent: float) -> Tensor:
-        """``x ** n`` for a constant number ``n``."""
-        if isinstance(exponent, Tensor) or not isinstance(exponent, numbers.Real):
-            raise TypeError(
-                f"Tensor ** exponent needs an int or float constant, got {type(exponent).__name__}"
-            )
-        if isinstance(exponent, np.generic):
-            exponent = exponent.item()  # a NumPy float64 exponent would promote float32 data
-        n = float(exponent)
-        if not np.isfinite(n):
-            raise ValueError(f"x ** {exponent}: the exponent must be finite")
-        x = self.data
-        if n < 0 and not x.all():
-            raise ZeroDivisionError(
-                f"x ** {exponent}: {x.size - np.count_nonzero(x)} entries of x are 0, "
-                "and a negative power of 0 is infinite"
-            )
-        if n != int(n) and (x < 0).any():
-            raise ValueError(
-                f"x ** {exponent}: {int((x < 0).sum())} entries of x are negative, "
-                "and a negative number to a fractional power is not real"
-            )
-        return self._make(x**exponent, (self,), f"**{exponent}", _pow_backward, exponent)
-
-    # -- elementwise functions (see elementwise.py) -----------------------------
+        return elementwise.neg(self)
 
     def exp(self) -> Tensor:
         """``e ** x`` elementwise; OverflowError where it would be inf."""
@@ -301,18 +227,26 @@ class Tensor:
         return elementwise.log(self)
 
     def tanh(self) -> Tensor:
-        """``tanh(x)`` elementwise; its derivative is ``1 - tanh(x) ** 2``."""
+        """``tanh(x)`` elementwise."""
         return elementwise.tanh(self)
 
     def relu(self) -> Tensor:
-        """``max(x, 0)`` elementwise; the gradient passes where ``x > 0``."""
+        """``max(x, 0)`` elementwise."""
         return elementwise.relu(self)
 
     def sigmoid(self) -> Tensor:
         """``1 / (1 + e ** -x)`` elementwise, in a form that never overflows."""
         return elementwise.sigmoid(self)
 
-    # -- reductions and shapes (see reductions.py and shapes.py) --------------
+    def sin(self) -> Tensor:
+        """``sin(x)`` elementwise."""
+        return elementwise.sin(self)
+
+    def cos(self) -> Tensor:
+        """``cos(x)`` elementwise."""
+        return elementwise.cos(self)
+
+    # -- reductions and shapes (reductions.py, shapes.py) ----------------------
 
     def sum(self, axis: int | tuple[int, ...] | None = None, keepdims: bool = False) -> Tensor:
         """The sum over ``axis`` (all axes when None)."""
@@ -340,7 +274,7 @@ class Tensor:
         return shapes.transpose(self)
 
     def __getitem__(self, index: Any) -> Tensor:
-        """``t[index]``: basic and integer-array indexing; repeated indices accumulate."""
+        """``t[index]``: basic, integer-array and boolean-mask indexing, as in NumPy."""
         return shapes.getitem(self, index)
 
     # -- backward -------------------------------------------------------------
@@ -374,20 +308,108 @@ class Tensor:
             return
         graph.backward(self, seed, interior_grad=None, release=not retain_graph)
 
-    def _release(self) -> None:
-        """Drop parents, saved buffers and gradient; a later walk through here raises."""
+    def release(self) -> None:
+        """Let go of parents, saved buffers and gradient: the walk has passed this node.
+
+        ``backward`` calls it on each interior node once its rule has run (unless
+        ``retain_graph=True``). A later walk through the node raises ``RuntimeError``.
+        """
         self.parents = ()
         self.saved = None
         self.grad = None
-        self.backward_rule = _freed_backward
+        self.backward_rule = freed_backward
 
 
-def _leaf(data: np.ndarray, requires_grad: bool = False) -> Tensor:
-    """A leaf around an array that is known to be valid already (no checks, no copy)."""
-    out = object.__new__(Tensor)
-    out.data, out.grad, out.requires_grad = data, None, requires_grad
-    out.parents, out.op, out.label, out.backward_rule, out.saved = (), "", "", None, None
-    return out
+def freed_backward(out: Tensor) -> None:
+    """The rule of a released node: walking it again is an error that says what to do."""
+    raise RuntimeError(
+        f"backward through a graph that was already freed (at a {out.op!r} node): an earlier "
+        "backward() released its buffers; pass retain_graph=True to that backward() to walk "
+        "the graph again"
+    )
+
+
+def as_tensor(x: Any, like: Tensor) -> Tensor:
+    """An operand as a Tensor: itself, or a constant; numbers and integer arrays take ``like``'s dtype."""
+    if isinstance(x, Tensor):
+        return x
+    if graph.is_node(x):  # a Value: the two engines' graphs do not join
+        raise TypeError(
+            f"a Tensor and a {type(x).__name__} cannot be combined: use Tensor(v.data) for "
+            "a constant, or make both Values"
+        )
+    if isinstance(x, bool) or not isinstance(x, (numbers.Real, np.ndarray, list, tuple)):
+        raise TypeError(
+            f"a Tensor op needs a Tensor, a NumPy array or a real number as its other operand, "
+            f"got {type(x).__name__}"
+        )
+    if isinstance(x, numbers.Real) and not np.isfinite(x):
+        raise ValueError(f"an operand of a Tensor op must be finite, got {x}")
+    array = np.asarray(x)
+    if array.dtype.kind in "biu" or isinstance(x, numbers.Real):
+        return Tensor(array, dtype=like.data.dtype)
+    return Tensor(array)
+
+
+def as_float_array(data: Any, dtype: Any = None) -> np.ndarray:
+    """``data`` as a finite float32/float64 array, or a TypeError/ValueError naming the problem."""
+    if isinstance(data, Tensor):
+        raise TypeError("Tensor() got a Tensor; use t.detach() for a new leaf with the same data")
+    if graph.is_node(data):  # a Value: the scalar engine's node
+        raise TypeError(
+            f"Tensor() got a {type(data).__name__}; use Tensor(v.data) for its number (the graph "
+            "behind it is cut off)"
+        )
+    if dtype is not None:
+        dtype = np.dtype(dtype)
+        if dtype not in FLOAT_DTYPES:
+            raise TypeError(f"Tensor dtype must be float32 or float64, got {dtype}")
+    if data is None:
+        raise TypeError("Tensor() needs numbers (a number, a nested list or an array), got None")
+    if isinstance(data, (list, tuple)) and any(isinstance(item, Tensor) for item in data):
+        raise TypeError(
+            "Tensor() got a list of Tensors; a new Tensor cannot carry their graphs. Build it "
+            "from their arrays ([t.data for t in ts]) to get a constant"
+        )
+    try:
+        array = np.asarray(data)
+    except ValueError:  # NumPy's complaint about nested lists of different lengths
+        raise ValueError(
+            "Tensor data must be rectangular: the nested lists have different lengths"
+        ) from None
+    kind = array.dtype.kind
+    if kind in "biu":  # bool, signed and unsigned integers: friendly conversion
+        target = dtype or np.dtype(np.float64)
+    elif kind == "f":
+        target = dtype or (array.dtype if array.dtype in FLOAT_DTYPES else np.dtype(np.float64))
+    else:
+        raise TypeError(
+            f"Tensor needs real numbers (a float or integer array), got dtype {array.dtype}"
+            + (" (what it was given holds something that is not a number)" if kind == "O" else "")
+        )
+    if not np.isfinite(array).all():
+        _refuse_non_finite(array, "nan or inf")
+    if array.dtype != target:
+        with np.errstate(over="ignore"):  # an overflow is reported just below, by index
+            array = array.astype(target)
+        if not np.isfinite(array).all():  # finite before the cast: too large for float32
+            _refuse_non_finite(array, f"too large for {target} (beyond about {np.finfo(target).max:.3g})")
+    return array
+
+
+def _flag(requires_grad: Any) -> bool:
+    """``requires_grad`` as a bool; anything but True, False (or a NumPy bool) is refused."""
+    if isinstance(requires_grad, (bool, np.bool_)):
+        return bool(requires_grad)
+    raise TypeError(f"requires_grad must be True or False, got {requires_grad!r}")
+
+
+def _refuse_non_finite(array: np.ndarray, why: str) -> NoReturn:
+    bad = ~np.isfinite(array)
+    first = tuple(int(i) for i in np.argwhere(bad)[0])
+    raise ValueError(
+        f"Tensor data must be finite: {int(bad.sum())} entries are {why}, the first at index {first}"
+    )
 
 
 def _seed(grad: ArrayLike, out: Tensor) -> np.ndarray:
@@ -409,169 +431,5 @@ def _seed(grad: ArrayLike, out: Tensor) -> np.ndarray:
     return seed
 
 
-def _lift(other: Any, like: Tensor) -> Tensor:
-    """The other operand as a Tensor: numbers and integer arrays take ``like``'s dtype."""
-    if isinstance(other, Tensor):
-        return other
-    if isinstance(other, numbers.Real):
-        number = float(other)
-        if not np.isfinite(number):
-            raise ValueError(f"an operand of a Tensor op must be finite, got {number}")
-        return _leaf(np.asarray(number, dtype=like.data.dtype))
-    if isinstance(other, (np.ndarray, list, tuple)):
-        array = np.asarray(other)
-        if array.dtype.kind in "biu":
-            array = array.astype(like.data.dtype)
-        return Tensor(array)
-    if hasattr(other, "parents"):  # a Value: the two engines' graphs do not join
-        raise TypeError(
-            f"a Tensor and a {type(other).__name__} cannot be combined: use Tensor(v.data) for "
-            "a constant, or make both Values"
-        )
-    return NotImplemented
-
-
-def _freed_backward(out: Tensor) -> None:
-    raise RuntimeError(
-        f"backward through a graph that was already freed (at a {out.op!r} node): an earlier "
-        "backward() released its buffers; pass retain_graph=True to that backward() to walk "
-        "the graph again"
-    )
-
-
-def _broadcast_error(a: Tensor, b: Tensor, op: str) -> ValueError:
-    return ValueError(f"cannot broadcast shapes {a.shape} and {b.shape} for '{op}'")
-
-
-# -- binary ops: forward -------------------------------------------------------
-
-
-def _add(a: Tensor, b: Tensor) -> Tensor:
-    try:
-        data = a.data + b.data
-    except ValueError:
-        raise _broadcast_error(a, b, "+") from None
-    return a._make(data, (a, b), "+", _add_backward)
-
-
-def _sub(a: Tensor, b: Tensor) -> Tensor:
-    try:
-        data = a.data - b.data
-    except ValueError:
-        raise _broadcast_error(a, b, "-") from None
-    return a._make(data, (a, b), "-", _sub_backward)
-
-
-def _mul(a: Tensor, b: Tensor) -> Tensor:
-    try:
-        data = a.data * b.data
-    except ValueError:
-        raise _broadcast_error(a, b, "*") from None
-    return a._make(data, (a, b), "*", _mul_backward)
-
-
-def _div(a: Tensor, b: Tensor) -> Tensor:
-    if not b.data.all():
-        zeros = b.data.size - np.count_nonzero(b.data)
-        raise ZeroDivisionError(
-            f"division by zero: the divisor of shape {b.shape} has {zeros} zero entries"
-        )
-    try:
-        data = a.data / b.data
-    except ValueError:
-        raise _broadcast_error(a, b, "/") from None
-    return a._make(data, (a, b), "/", _div_backward)
-
-
-def _matmul(a: Tensor, b: Tensor) -> Tensor:
-    if a.data.ndim == 0 or b.data.ndim == 0:
-        raise ValueError(f"@ needs operands with at least one axis, got shapes {a.shape} and {b.shape}")
-    try:
-        data = a.data @ b.data
-    except ValueError:
-        k_a, k_b = a.shape[-1], b.shape[-2] if b.data.ndim > 1 else b.shape[0]
-        if k_a != k_b:
-            why = f"the inner dimensions {k_a} and {k_b} differ"
-        else:
-            why = f"the batch dimensions {a.shape[:-2]} and {b.shape[:-2]} do not broadcast"
-        raise ValueError(f"@ cannot multiply shapes {a.shape} and {b.shape}: {why}") from None
-    return a._make(data, (a, b), "@", _matmul_backward)
-
-
-# -- backward rules: each adds out.grad * d(out)/d(parent) into the parent ------
-
-
-def _add_backward(out: Tensor) -> None:
-    a, b = out.parents
-    g = out.grad
-    if a.requires_grad:
-        accumulate(a, sum_to_shape(g, a.shape))
-    if b.requires_grad:
-        accumulate(b, sum_to_shape(g, b.shape))
-
-
-def _sub_backward(out: Tensor) -> None:
-    a, b = out.parents
-    g = out.grad
-    if a.requires_grad:
-        accumulate(a, sum_to_shape(g, a.shape))
-    if b.requires_grad:
-        accumulate(b, sum_to_shape(-g, b.shape))
-
-
-def _mul_backward(out: Tensor) -> None:
-    a, b = out.parents
-    g = out.grad
-    if a.requires_grad:
-        accumulate(a, sum_to_shape(g * b.data, a.shape))
-    if b.requires_grad:
-        accumulate(b, sum_to_shape(g * a.data, b.shape))
-
-
-def _div_backward(out: Tensor) -> None:
-    # out = a / b: d/da = 1 / b, d/db = -a / b**2 = -out / b.
-    a, b = out.parents
-    g_over_b = out.grad / b.data
-    if a.requires_grad:
-        accumulate(a, sum_to_shape(g_over_b, a.shape))
-    if b.requires_grad:
-        accumulate(b, sum_to_shape(-g_over_b * out.data, b.shape))
-
-
-def _matmul_backward(out: Tensor) -> None:
-    # For C = A @ B with A (..., n, k) and B (..., k, m): dA = dC @ B^T, dB = A^T @ dC,
-    # each summed over the batch axes that broadcasting stretched. A 1-D operand is
-    # a row (A) or a column (B) whose extra axis the product dropped; put it back.
-    a, b = out.parents
-    g = out.grad
-    A = a.data if a.data.ndim > 1 else a.data[np.newaxis, :]
-    B = b.data if b.data.ndim > 1 else b.data[:, np.newaxis]
-    if b.data.ndim == 1:
-        g = np.expand_dims(g, -1)
-    if a.data.ndim == 1:
-        g = np.expand_dims(g, -2)
-    if a.requires_grad:
-        ga = g @ np.swapaxes(B, -1, -2)
-        accumulate(a, sum_to_shape(ga, A.shape).reshape(a.shape))
-    if b.requires_grad:
-        if B.ndim == 2 and A.ndim > 2:
-            # Fold the batch axes into the rows: one 2-D product instead of a batch of them.
-            gb = A.reshape(-1, A.shape[-1]).T @ g.reshape(-1, g.shape[-1])
-        else:
-            gb = sum_to_shape(np.swapaxes(A, -1, -2) @ g, B.shape)
-        accumulate(b, gb.reshape(b.shape))
-
-
-def _neg_backward(out: Tensor) -> None:
-    accumulate(out.parents[0], -out.grad)
-
-
-def _pow_backward(out: Tensor) -> None:
-    (a,) = out.parents
-    n = out.saved
-    if n == 0:
-        accumulate(a, np.zeros_like(a.data))
-        return
-    if n < 1 and not a.data.all():
-        raise ZeroDivisionError(f"the derivative of x ** {n} at x = 0 is infinite")
-    accumulate(a, n * a.data ** (n - 1) * out.grad)
+# The op modules make Tensors, so they are imported once the class exists.
+from tinyad.tensor import binary, elementwise, reductions, shapes  # noqa: E402
