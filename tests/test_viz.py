@@ -91,6 +91,7 @@ class ArrayNode:
         self.grad = None
         self.parents = parents
         self.op = op
+        self.backward_rule = None
 
 
 def test_array_nodes_show_their_shape():

@@ -11,10 +11,12 @@ from typing import Any, Callable
 
 import numpy as np
 
+from tinyad import graph
+
 
 def _scalar(out: Any) -> float:
     """The float that ``f`` returned, which must be a single number."""
-    if not hasattr(out, "parents"):
+    if not graph.is_node(out):
         raise TypeError(
             f"gradcheck needs f to return a Value or a Tensor, got {type(out).__name__}: compute "
             "the result with the inputs' own operations, so that it has a graph to walk"
@@ -52,8 +54,15 @@ def gradcheck(
     """
     if not inputs:
         raise ValueError("gradcheck needs at least one input")
+    for name, setting in (("eps", eps), ("atol", atol), ("rtol", rtol)):
+        if isinstance(setting, bool) or not isinstance(setting, (int, float, np.floating)) or not np.isfinite(setting):
+            raise ValueError(f"gradcheck's {name} must be a finite number, got {setting!r}")
+    if eps <= 0:
+        raise ValueError(f"gradcheck's eps must be > 0, got {eps}: it is the step of the finite difference")
+    if atol < 0 or rtol < 0:
+        raise ValueError(f"gradcheck's atol and rtol must be >= 0, got atol={atol}, rtol={rtol}")
     for i, x in enumerate(inputs):
-        if not hasattr(x, "parents"):
+        if not graph.is_node(x):
             raise TypeError(
                 f"gradcheck's input {i} is a {type(x).__name__}: pass the Values or Tensors that "
                 "f reads, for example gradcheck(f, Value(2.0)) or gradcheck(f, Tensor([1.0, 2.0]))"
@@ -70,7 +79,10 @@ def gradcheck(
                 x.requires_grad = True
         out = f(*inputs)
         _scalar(out)
-        out.backward()
+        if getattr(out, "requires_grad", True):
+            out.backward()
+        # else: a Tensor that depends on no input (a constant): every gradient is 0,
+        # and the finite differences below must agree.
         analytic = [
             np.zeros(np.shape(x.data)) if x.grad is None else np.array(x.grad, dtype=np.float64)
             for x in inputs
@@ -79,11 +91,19 @@ def gradcheck(
         for i, x in enumerate(inputs):
             numeric = np.zeros(np.shape(x.data))
             for index in np.ndindex(numeric.shape):
-                numeric[index] = _central_difference(f, inputs, x, index, eps)
+                numeric[index] = central_difference(f, inputs, x, index, eps)
+            if analytic[i].shape != numeric.shape:
+                raise AssertionError(
+                    f"gradcheck: the gradient of {_name(i, x)} has shape {analytic[i].shape}, "
+                    f"but the input has shape {numeric.shape}"
+                )
             error = np.abs(analytic[i] - numeric)
             allowed = atol + rtol * np.abs(numeric)
-            if np.any(error > allowed):
-                worst = np.unravel_index(np.argmax(error - allowed), error.shape)
+            # A nan anywhere fails: `error > allowed` is False for nan, so ask the opposite.
+            bad = ~(error <= allowed)
+            if np.any(bad):
+                excess = np.where(np.isnan(error), np.inf, error - allowed)
+                worst = np.unravel_index(np.argmax(excess), error.shape)
                 a, n = analytic[i][worst], numeric[worst]
                 where = "" if numeric.shape == () else f" at index {tuple(int(k) for k in worst)}"
                 raise AssertionError(
@@ -100,7 +120,7 @@ def gradcheck(
                 x.requires_grad = needed
 
 
-def _central_difference(f: Callable, inputs: tuple, x: Any, index: tuple, eps: float) -> float:
+def central_difference(f: Callable, inputs: tuple, x: Any, index: tuple, eps: float) -> float:
     """``(f(x + eps) - f(x - eps)) / (2 eps)`` for one element of ``x``."""
     original = x.data
     if isinstance(original, float):

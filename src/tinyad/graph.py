@@ -51,6 +51,10 @@ def topo_sort(root: Any) -> list:
     depth-first search keeps its own stack instead of recursing, so a chain of a
     million nodes sorts without ``RecursionError``.
     """
+    if not is_node(root):
+        raise TypeError(
+            f"topo_sort needs a node of a graph (a Value or a Tensor), got {type(root).__name__}: {root!r}"
+        )
     order: list = []
     visited = {root}
     # Two stacks side by side: the nodes on the current path, and for each an
@@ -83,7 +87,7 @@ def backward(
     interior_grad: Any,
     release: bool = False,
     after_each: Callable[[Any], None] | None = None,
-) -> None:
+) -> list:
     """Back-propagate from ``root``: sort, reset, seed, then walk in reverse.
 
     1. ``topo_sort`` the graph.
@@ -101,18 +105,24 @@ def backward(
     ``after_each(node)``, if given, is called when each node's turn is over (its
     rule has run; a leaf has none): lesson 02's step-through widget records the
     walk with it.
+
+    Returns the leaves the walk reached: their gradients are the answer.
     """
     order = topo_sort(root)
     for node in order:
         if node.parents:
             node.grad = interior_grad
     root.grad = seed
+    leaves = []
     while order:
         node = order.pop()  # pop from the end: reverse topological order
         rule: Callable[[Any], None] | None = node.backward_rule
-        if rule is not None:
+        if rule is None:
+            leaves.append(node)
+        else:
             rule(node)
             if release:
                 node.release()
         if after_each is not None:
             after_each(node)
+    return leaves

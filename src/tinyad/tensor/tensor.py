@@ -333,12 +333,12 @@ def as_tensor(x: Any, like: Tensor) -> Tensor:
     """An operand as a Tensor: itself, or a constant; numbers and integer arrays take ``like``'s dtype."""
     if isinstance(x, Tensor):
         return x
-    if graph.is_node(x):  # a Value: the two engines' graphs do not join
-        raise TypeError(
-            f"a Tensor and a {type(x).__name__} cannot be combined: use Tensor(v.data) for "
-            "a constant, or make both Values"
-        )
-    if isinstance(x, bool) or not isinstance(x, (numbers.Real, np.ndarray, list, tuple)):
+    if not isinstance(x, (numbers.Real, np.ndarray, list, tuple)):
+        if graph.is_node(x):  # a Value: the two engines' graphs do not join
+            raise TypeError(
+                f"a Tensor and a {type(x).__name__} cannot be combined: use Tensor(v.data) for "
+                "a constant, or make both Values"
+            )
         raise TypeError(
             f"a Tensor op needs a Tensor, a NumPy array or a real number as its other operand, "
             f"got {type(x).__name__}"
@@ -355,7 +355,8 @@ def as_float_array(data: Any, dtype: Any = None) -> np.ndarray:
     """``data`` as a finite float32/float64 array, or a TypeError/ValueError naming the problem."""
     if isinstance(data, Tensor):
         raise TypeError("Tensor() got a Tensor; use t.detach() for a new leaf with the same data")
-    if graph.is_node(data):  # a Value: the scalar engine's node
+    if not isinstance(data, (np.ndarray, numbers.Real, list, tuple)) and graph.is_node(data):
+        # a Value: the scalar engine's node
         raise TypeError(
             f"Tensor() got a {type(data).__name__}; use Tensor(v.data) for its number (the graph "
             "behind it is cut off)"

@@ -1,0 +1,132 @@
+"""tinyad.gradcheck: finite differences as the referee, and the referee itself checked."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from tinyad import Tensor, Value, gradcheck
+from tinyad.gradcheck import central_difference
+from tinyad.tensor.gradients import accumulate
+
+
+def test_a_right_gradient_passes_for_both_engines():
+    assert gradcheck(lambda x, y: (x * y).tanh() + x.exp(), Value(0.3), Value(-1.2))
+    assert gradcheck(lambda t: (t * t).sin().sum(), Tensor(np.linspace(-1.0, 1.0, 7)))
+
+
+def test_the_central_difference_is_second_order_in_eps():
+    # For exp at 0 the central difference is 1 + eps**2 / 6 + ...: halving eps quarters
+    # the error. A one-sided difference, 1 + eps / 2, would only halve it.
+    x = Value(0.0)
+    errors = [abs(central_difference(lambda v: v.exp(), (x,), x, (), eps) - 1.0) for eps in (1e-2, 5e-3)]
+    assert errors[0] == pytest.approx(1e-4 / 6, rel=1e-2)
+    assert errors[0] / errors[1] == pytest.approx(4.0, rel=1e-2)
+
+
+def test_a_single_wrong_element_among_many_is_caught_and_named():
+    x = Tensor(np.linspace(0.1, 2.0, 20))
+
+    def almost_square(t):
+        out = (t * t).sum()
+        square = out.parents[0]
+
+        def rule(node):  # right everywhere but at index 13
+            from tinyad.tensor.binary import mul_backward
+            mul_backward(node)
+            node.parents[0].grad[13] += 0.5
+
+        square.backward_rule = rule
+        return out
+
+    with pytest.raises(AssertionError, match=r"at index \(13,\)"):
+        gradcheck(almost_square, x)
+
+
+def _nan_rule(node):
+    node.parents[0].grad = node.parents[0].grad + math.nan
+
+
+def test_a_nan_gradient_never_passes():
+    def nan_rule(node):
+        accumulate(node.parents[0], np.full(node.parents[0].shape, math.nan))
+
+    def f(t):  # t * 2 with a rule that writes nan
+        return Tensor(t.data * 2.0, parents=(t,), op="*2", backward_rule=nan_rule).sum()
+
+    with pytest.raises(AssertionError, match="backward gave nan"):
+        gradcheck(f, Tensor([1.0, 2.0]))
+
+
+def test_a_nan_value_never_passes():
+    # inf - inf: the function itself is nan, so are its finite differences.
+    with pytest.raises(AssertionError, match="nan"):
+        gradcheck(lambda t: ((t * 1e300) * 1e300 - (t * 1e300) * 1e300).sum(), Tensor([1.0]))
+
+
+def test_the_scalar_engine_names_a_nan_gradient():
+    def f(a):
+        return Value(a.data * 2.0, parents=(a,), op="*2", backward_rule=_nan_rule)
+
+    with pytest.raises(ArithmeticError, match="is not a number"):
+        gradcheck(f, Value(1.0))
+
+
+def test_a_constant_function_passes_with_zero_gradients():
+    assert gradcheck(lambda t: Tensor(3.0) * 2, Tensor([1.0, 2.0]))
+    assert gradcheck(lambda v: Value(3.0) * 2, Value(1.0))
+    assert gradcheck(lambda v: v, Value(1.0))  # the identity: gradient 1
+
+
+@pytest.mark.parametrize("settings, words", [
+    (dict(eps=0.0), "eps must be > 0"),
+    (dict(eps=-1e-6), "eps must be > 0"),
+    (dict(eps=float("nan")), "eps must be a finite number"),
+    (dict(atol=float("inf")), "atol must be a finite number"),
+    (dict(rtol=-1.0), "atol and rtol must be >= 0"),
+])
+def test_settings_that_make_no_sense_are_refused(settings, words):
+    with pytest.raises(ValueError, match=words):
+        gradcheck(lambda v: v * v, Value(1.0), **settings)
+
+
+def test_gradcheck_reports_a_wrong_rule():
+    def wrong_square(a):
+        out = a * a
+        out.backward_rule = lambda node: None  # forgets to pass anything on
+        return out
+
+    with pytest.raises(AssertionError, match=r"input 0 \('x'\).*backward gave 0.*finite differences give 3"):
+        gradcheck(wrong_square, Value(1.5, "x"))
+
+
+def test_gradcheck_leaves_inputs_as_they_were():
+    a = Value(2.0)
+    a.grad = 0.25
+    gradcheck(lambda v: v * v, a)
+    assert (a.data, a.grad) == (2.0, 0.25)
+
+
+def test_gradcheck_refuses_inputs_and_outputs_that_are_not_nodes():
+    with pytest.raises(TypeError, match="input 0 is a float"):
+        gradcheck(lambda x: x, 2.0)
+    with pytest.raises(TypeError, match="input 1 is a ndarray"):
+        gradcheck(lambda x, y: x, Value(1.0), np.ones(2))
+    with pytest.raises(TypeError, match="return a Value or a Tensor, got float"):
+        gradcheck(lambda x: 3.0, Value(1.0))
+    with pytest.raises(TypeError, match="got list"):
+        gradcheck(lambda x: [x], Value(1.0))
+
+
+def test_gradcheck_catches_a_wrong_gradient_and_names_the_element():
+    x = Tensor(np.array([[0.5, -1.0], [2.0, 0.3]]), requires_grad=True)
+
+    def wrong(t):
+        out = t.tanh().sum()
+        out.parents[0].backward_rule = lambda node: None  # a rule that passes nothing on
+        return out
+
+    with pytest.raises(AssertionError, match=r"index \(\d, \d\).*backward gave 0.*relative error"):
+        gradcheck(wrong, x)

@@ -1,0 +1,82 @@
+"""tinyad.graph: what a node is, the topological sort and the one reverse walk, for both engines."""
+
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+import pytest
+
+from tinyad import Tensor, Value, topo_sort
+from tinyad import graph
+
+
+def test_both_engines_nodes_are_nodes_and_nothing_else_is():
+    for node in (Value(1.0), Value(1.0) * 2, Tensor([1.0]), Tensor([1.0], requires_grad=True) * 2):
+        assert graph.is_node(node) and isinstance(node, graph.Node)
+    for other in (1.0, [Value(1.0)], np.ones(2), "x", None):
+        assert not graph.is_node(other)
+
+
+def test_topo_sort_refuses_what_is_not_a_node():
+    for bad in (5, [Value(1.0)], None):
+        with pytest.raises(TypeError, match="topo_sort needs a node of a graph"):
+            topo_sort(bad)
+
+
+def test_the_walk_returns_the_leaves_it_reached():
+    a, b = Value(2.0, "a"), Value(3.0, "b")
+    out = a * b + a
+    leaves = graph.backward(out, seed=1.0, interior_grad=0.0)
+    assert set(leaves) == {a, b} and len(leaves) == 2
+    assert (a.grad, b.grad) == (4.0, 2.0)
+
+
+def test_topo_sort_puts_parents_first_and_each_node_once():
+    a, b = Value(1.0), Value(2.0)
+    c = a * b
+    d = c + a
+    e = d * c
+    order = topo_sort(e)
+    assert len(order) == len({id(n) for n in order}) == 5
+    position = {id(n): i for i, n in enumerate(order)}
+    for node in order:
+        for p in node.parents:
+            assert position[id(p)] < position[id(node)]
+    assert order[-1] is e
+
+
+def test_topo_sort_is_depth_first_post_order_in_parent_order():
+    # The order lesson 02 derives by hand: follow parents left to right, place a
+    # node once its parents are placed.
+    a, b, c = Value(1.0, "a"), Value(2.0, "b"), Value(3.0, "c")
+    ab = a * b
+    abc = ab + c
+    out = abc * a
+    assert topo_sort(out) == [a, b, ab, c, abc, out]
+
+
+def test_graph_nodes_hash_by_identity():
+    # topo_sort keeps the nodes it has seen in a set of the nodes themselves.
+    from tinyad import Tensor
+
+    for node_type in (Value, Tensor):
+        assert node_type.__hash__ is object.__hash__, node_type
+    assert Value.__eq__ is object.__eq__
+    a, b = Tensor([1.0]), Tensor([1.0])
+    assert len({a, b, a}) == 2
+    with pytest.raises(TypeError, match=r"t.data == other.data"):
+        a == b  # noqa: B015 (the comparison is the point)
+    with pytest.raises(TypeError, match=r"no == or !="):
+        a != 1.0  # noqa: B015
+
+
+def test_a_million_node_chain_sorts_and_backpropagates():
+    x = Value(0.3)
+    h = x
+    for _ in range(1_000_000):
+        h = h + 1.0  # each step: one + node and one constant leaf
+    assert len(topo_sort(h)) == 2_000_001
+    h.backward()
+    assert x.grad == 1.0
+    assert sys.getrecursionlimit() < 1_000_000  # the walk did not need a bigger stack
