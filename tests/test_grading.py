@@ -88,10 +88,10 @@ def test_check_close_names_the_shapes():
 
 def test_check_close_refuses_nodes_and_tensors_even_inside_lists():
     for got in (Value(2.0), [Value(2.0)], (1.0, [Tensor([2.0])])):
-        with pytest.raises(AssertionError, match="not nodes or tensors"):
+        with pytest.raises(AssertionError, match="not a node or a tensor"):
             grading.check_close(got, [2.0] if isinstance(got, list) else 2.0, "what", "tried", HINT)
     torch = pytest.importorskip("torch")
-    with pytest.raises(AssertionError, match="not nodes or tensors"):
+    with pytest.raises(AssertionError, match="not a node or a tensor"):
         grading.check_close([torch.tensor(2.0, dtype=torch.float64)], [2.0], "what", "tried", HINT)
 
 

@@ -56,8 +56,9 @@ def check_close(
     """``got`` equals ``expected`` (a number or an array) to within ``atol + rtol * |expected|``."""
     node = _first_node(got)
     if node is not None:
-        fail(what, tried, expected, f"{node!r} (of type {type(node).__name__})", "return plain "
-             "numbers, not nodes or tensors: .data of a Value, .item() of a one-element tensor")
+        fail(what, tried, expected, f"{node!r} (of type {type(node).__name__})", "return a plain "
+             "number, not a node or a tensor (nor a list holding one): .data of a Value, .item() "
+             "of a one-element tensor")
     if expected is None or got is None:
         check(got is expected, what, tried, expected, got, hint)
         return
