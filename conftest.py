@@ -5,6 +5,9 @@ it relative to the working folder. So a learner grading from another folder
 (``pytest --nbval-lax ../exercises/01_value.ipynb``) would see every cell fail with
 FileNotFoundError. Here a relative path that does not exist from the working folder is
 taken from the repository root instead.
+
+It also loads ``tinyad.score_table``, the plugin that ends ``pytest --nbval-lax exercises/``
+with a table of the exercises: passed, failed (with the check's hint) or not started.
 """
 
 from __future__ import annotations
@@ -12,6 +15,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+
+pytest_plugins = ["tinyad.score_table"]
 
 
 def pytest_configure(config: pytest.Config) -> None:

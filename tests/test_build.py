@@ -111,3 +111,58 @@ def test_the_build_refuses_before_it_runs_anything(monkeypatch, capsys):
     with pytest.raises(SystemExit, match=r"01_value.ipynb looks like a learner's work .*--force"):
         build.build("01", timeout=60)
     assert ran == []
+
+
+# -- the learners' release ----------------------------------------------------------
+
+
+def test_a_release_refuses_a_folder_that_is_not_empty_or_inside_the_course(tmp_path):
+    (tmp_path / "old.txt").write_text("keep me")
+    with pytest.raises(SystemExit, match="is not empty"):
+        build.release(tmp_path)
+    with pytest.raises(SystemExit, match="inside the course"):
+        build.release(build.ROOT / "release-here")
+    assert not (build.ROOT / "release-here").exists()
+
+
+def test_the_release_installs_in_a_clean_environment_and_grades_its_blank_exercises(tmp_path):
+    """No solutions and no tests in it; installed into a new virtual environment (system
+    packages visible, so nothing downloads), it imports its own tinyad and grades its blanks."""
+    import os
+    import subprocess
+
+    copy = tmp_path / "course"
+    build.release(copy)
+    files = {p.relative_to(copy).as_posix() for p in copy.rglob("*") if p.is_file() and ".git" not in p.parts}
+    assert not any(f.startswith("solutions/") for f in files)
+    assert [f for f in files if f.startswith("tests/")] == ["tests/nbval_sanitize.cfg"]
+    for name in ("README.md", "pyproject.toml", "environment.yml", "conftest.py",
+                 "src/tinyad/score_table.py", "src/tinyad/grading.py"):
+        assert name in files
+    lessons = sorted(p.name for p in (build.ROOT / "notebooks").glob("*.ipynb"))
+    assert sorted(f.split("/")[1] for f in files if f.startswith("notebooks/")) == lessons
+    assert sorted(f.split("/")[1] for f in files if f.startswith("exercises/")) == lessons
+    for name in lessons:  # blank: what the generator makes, whatever the course's exercises/ holds
+        solution = nbtools.read(build.ROOT / "solutions" / name)
+        assert (copy / "exercises" / name).read_text() == nbtools.dumps(nbtools.make_exercise(solution, name))
+    assert 'testpaths = ["notebooks"]' in (copy / "pyproject.toml").read_text()
+
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME")}
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", str(venv)], check=True)
+    python = str(venv / "bin" / "python")
+
+    def run(*command: str) -> str:
+        done = subprocess.run([python, *command], cwd=copy, env=env, capture_output=True, text=True, timeout=300)
+        return done.stdout + done.stderr
+
+    out = run("-m", "pip", "install", "--no-deps", "-e", ".")
+    assert "Successfully installed tinyad" in out, out
+    assert run("-c", "import tinyad; print(tinyad.__file__)").strip() == str(copy / "src" / "tinyad" / "__init__.py")
+    out = run("-m", "pytest", "--nbval-lax", "exercises/", "-p", "no:cacheprovider")
+    last = out.rstrip().splitlines()[-1]
+    exercises = sum(1 for line in out.splitlines() if line.startswith("  Exercise ") and line.endswith("not started"))
+    assert exercises >= 17 and last == f"{exercises} exercises: 0 passed, 0 failed, {exercises} not started", out
+    # The release's own test command finds the lessons, and only them.
+    out = run("-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider")
+    assert "error" not in out.lower() and "notebooks/01_" in out and "solutions" not in out, out

@@ -5,10 +5,14 @@ mode from pyproject's pytest settings. Here: every lesson has a solution and an 
 notebook of the same name; in the exercise made from every solution, each cell with a blank
 is followed by a check cell; and for every exercise notebook:
 
-- it is exactly what ``tools/nbtools.make_exercise`` makes from its solution;
-- run as a learner runs it with the blanks left in (``pytest --nbval-lax exercises/``),
-  every check cell fails, with an AssertionError or a NotImplementedError, and every
-  other cell passes (a NameError or a failing set-up cell means a broken notebook).
+- it is exactly what ``tools/nbtools.make_exercise`` makes from its solution, unless it
+  holds a learner's work (run, or blanks filled in: ``build.learner_work``), in which case
+  this instructor check is skipped with a message saying so;
+- made afresh from its solution into a temporary copy of the course and run as a learner
+  runs it with the blanks left in (``pytest --nbval-lax exercises/``), every check cell
+  fails, with an AssertionError or a NotImplementedError, and every other cell passes (a
+  NameError or a failing set-up cell means a broken notebook). A learner's answers in
+  ``exercises/`` therefore never turn the test command red.
 
 A check cell is a code cell that calls ``grading.<helper>(...)`` or is tagged ``check``
 (``nbtools.is_check_cell``).
@@ -27,7 +31,8 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
-import nbtools  # noqa: E402  (tools/ is a folder of scripts, not a package)
+import build  # noqa: E402  (tools/ is a folder of scripts, not a package)
+import nbtools  # noqa: E402
 
 LESSONS = sorted(p.name for p in (ROOT / "notebooks").glob("*.ipynb"))
 SOLUTIONS = sorted(p.name for p in (ROOT / "solutions").glob("*.ipynb"))
@@ -142,19 +147,50 @@ def lesson(name: str) -> str:
     return name[:2]
 
 
-@pytest.mark.parametrize("name", sorted(set(SOLUTIONS) | set(EXERCISES)))
-def test_exercise_is_generated_from_its_solution(name):
-    solution, exercise = ROOT / "solutions" / name, ROOT / "exercises" / name
+def check_stored_exercise(solution: Path, exercise: Path) -> None:
+    """The stored exercise is what its solution generates; a learner's work in it is skipped."""
+    name = solution.name
     rebuild = f"run python tools/build.py {lesson(name)}"
     assert solution.exists(), f"exercises/{name} has no solutions/{name}"
     assert exercise.exists(), f"exercises/{name} is missing: {rebuild}"
-    expected = nbtools.dumps(nbtools.make_exercise(nbtools.read(solution), name))
+    fresh = nbtools.make_exercise(nbtools.read(solution), name)
+    work = build.learner_work(exercise, fresh)
+    if work:
+        pytest.skip(
+            f"exercises/{name} holds a learner's work ({work}): its instructor checks are skipped "
+            f"(the blanks are checked on a fresh copy). Grade it with "
+            f"python -m pytest --nbval-lax exercises/{name}"
+        )
     stored = nbtools.dumps(nbtools.read(exercise))
-    assert stored == expected, (
-        f"exercises/{name} is not what solutions/{name} generates. Instructors: {rebuild}. "
-        "Learners: your answers in it are why, and that is fine; grade them with "
-        f"python -m pytest --nbval-lax exercises/{name} (the build will not overwrite them)"
-    )
+    assert stored == nbtools.dumps(fresh), f"exercises/{name} is not what solutions/{name} generates: {rebuild}"
+
+
+@pytest.mark.parametrize("name", sorted(set(SOLUTIONS) | set(EXERCISES)))
+def test_exercise_is_generated_from_its_solution(name):
+    check_stored_exercise(ROOT / "solutions" / name, ROOT / "exercises" / name)
+
+
+def test_a_learners_work_in_exercises_is_skipped_and_a_stale_blank_fails(tmp_path):
+    solution = ROOT / "solutions" / SOLUTIONS[0]
+    fresh = nbtools.make_exercise(nbtools.read(solution), solution.name)
+    exercise = tmp_path / solution.name
+    filled = nbtools.read(solution)  # every blank filled in with the answer
+    for cell in filled.cells:
+        if cell.cell_type == "code":
+            cell.outputs, cell.execution_count = [], None
+    nbtools.write(filled, exercise)
+    with pytest.raises(pytest.skip.Exception, match="holds a learner's work .*instructor checks are skipped"):
+        check_stored_exercise(solution, exercise)
+    ran = nbtools.make_exercise(nbtools.read(solution), solution.name)
+    next(c for c in ran.cells if c.cell_type == "code").execution_count = 1
+    nbtools.write(ran, exercise)
+    with pytest.raises(pytest.skip.Exception, match=r"cells \[\d+\] have been run"):
+        check_stored_exercise(solution, exercise)
+    stale = nbtools.make_exercise(nbtools.read(solution), solution.name)
+    stale.cells[-1].source += "\n# an older version"
+    nbtools.write(stale, exercise)
+    with pytest.raises(AssertionError, match="is not what solutions/.* generates"):
+        check_stored_exercise(solution, exercise)
 
 
 @pytest.mark.parametrize("path", EXECUTED, ids=lambda p: f"{p.parent.name}/{p.name}")
@@ -214,14 +250,32 @@ def failure_name(text: str) -> str:
     return names[-1].rsplit(".", 1)[-1] if names else "(no exception found)"
 
 
+def course_copy(folder: Path, exercises: dict[str, nbformat.NotebookNode]) -> Path:
+    """A learner's copy of the course in ``folder``: the pytest settings and plugin, and
+    ``exercises/`` holding the given notebooks. Returns ``folder``."""
+    (folder / "tests").mkdir(parents=True)
+    (folder / "exercises").mkdir()
+    for name in ("pyproject.toml", "conftest.py", "tests/nbval_sanitize.cfg"):
+        (folder / name).write_bytes((ROOT / name).read_bytes())
+    for name, nb in exercises.items():
+        nbtools.write(nb, folder / "exercises" / name)
+    return folder
+
+
+def fresh_exercises() -> dict[str, nbformat.NotebookNode]:
+    """Every exercise notebook made afresh from its solution, whatever exercises/ holds."""
+    return {name: nbtools.make_exercise(nbtools.read(ROOT / "solutions" / name), name) for name in SOLUTIONS}
+
+
 @pytest.fixture(scope="module")
 def blank_run(tmp_path_factory) -> dict[str, list[tuple[str, str]]]:
-    """The learner's autograde command on every exercise notebook: per notebook, per code cell,
-    ('passed', '') or ('failed', exception name)."""
-    junit = tmp_path_factory.mktemp("autograde") / "junit.xml"
+    """The learner's autograde command on every exercise made afresh from its solution, in a
+    copy of the course: per notebook, per code cell, ('passed', '') or ('failed', exception name)."""
+    copy = course_copy(tmp_path_factory.mktemp("course"), fresh_exercises())
+    junit = copy / "junit.xml"
     command = [sys.executable, "-m", "pytest", "--nbval-lax", "exercises/",
                "-p", "no:cacheprovider", f"--junitxml={junit}"]
-    run = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=600)
+    run = subprocess.run(command, cwd=copy, capture_output=True, text=True, timeout=600)
     assert junit.exists(), f"{' '.join(command)} did not run:\n{run.stdout}\n{run.stderr}"
     results: dict[str, list[tuple[str, str]]] = {}
     for case in ET.parse(junit).iter("testcase"):
@@ -240,9 +294,9 @@ def blank_run(tmp_path_factory) -> dict[str, list[tuple[str, str]]]:
     return results
 
 
-@pytest.mark.parametrize("name", EXERCISES)
+@pytest.mark.parametrize("name", SOLUTIONS)
 def test_with_the_blanks_left_in_every_check_fails(name, blank_run):
-    cells = [c for c in nbtools.read(ROOT / "exercises" / name).cells if c.cell_type == "code"]
+    cells = [c for c in fresh_exercises()[name].cells if c.cell_type == "code"]
     outcomes = blank_run.get(name, [])
     assert len(outcomes) == len(cells), (
         f"exercises/{name}: nbval reported {len(outcomes)} cells, the notebook has {len(cells)}"

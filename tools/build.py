@@ -16,6 +16,9 @@ Two refusals protect what is stored:
   ``--allow-missing``;
 - an exercise notebook that has been run or has blanks filled in holds a learner's
   work; it is not overwritten unless given ``--force``.
+``python tools/build.py --release DIR`` writes the learners' copy of the course instead
+(``release``): no solutions and no tests of them, exercises made afresh from the solutions.
+
 Executed notebooks keep their outputs and only the metadata ``nbtools.normalise``
 keeps (no timings), so an unchanged lesson rebuilds to the same text apart from
 outputs that cannot be stable (graph SVG, widget ids), which nbval ignores.
@@ -27,6 +30,7 @@ import argparse
 import importlib.util
 import os
 import shutil
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -160,6 +164,45 @@ def build(number: str, timeout: int, force: bool = False) -> None:
         print(f"generated {shown(exercise)}")
 
 
+# What a learner gets: the course, its settings, the engine, and the grading plugin
+# (src/tinyad/score_table.py, loaded by conftest.py). tests/ only for nbval's sanitiser.
+RELEASE_FILES = ["README.md", "pyproject.toml", "environment.yml", "postBuild", "conftest.py",
+                 ".gitignore", "tests/nbval_sanitize.cfg"]
+RELEASE_FOLDERS = ["src", "notebooks"]
+TESTPATHS = 'testpaths = ["tests", "notebooks", "solutions"]'
+
+
+def release(target: Path) -> None:
+    """Write the learners' copy of the course into ``target`` (new or empty), as a git repository
+    when git is installed, so ``git checkout -- exercises/NN_name.ipynb`` starts a notebook over."""
+    if target.exists() and any(target.iterdir()):
+        sys.exit(f"build.py: {target} is not empty; give a new folder for the release")
+    if target.resolve().is_relative_to(ROOT):
+        sys.exit(f"build.py: {target} is inside the course; give a folder outside it")
+    target.mkdir(parents=True, exist_ok=True)
+    for name in RELEASE_FILES:
+        (target / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(ROOT / name, target / name)
+    junk = shutil.ignore_patterns("__pycache__", "*.egg-info", ".ipynb_checkpoints")
+    for name in RELEASE_FOLDERS:
+        shutil.copytree(ROOT / name, target / name, ignore=junk)
+    (target / "exercises").mkdir()
+    for solution in sorted((ROOT / "solutions").glob("*.ipynb")):
+        nbtools.write(nbtools.make_exercise(nbtools.read(solution), solution.name),
+                      target / "exercises" / solution.name)
+    settings = (target / "pyproject.toml").read_text(encoding="utf-8")
+    if TESTPATHS not in settings:
+        sys.exit(f"build.py: pyproject.toml has no line {TESTPATHS!r} to adapt for the release")
+    # `python -m pytest` in the release runs the lessons; there are no solutions or tests.
+    (target / "pyproject.toml").write_text(settings.replace(TESTPATHS, 'testpaths = ["notebooks"]'),
+                                           encoding="utf-8")
+    if shutil.which("git"):
+        git = ["git", "-c", "user.name=tinyad", "-c", "user.email=tinyad@localhost", "-C", str(target)]
+        for command in (["init", "-q"], ["add", "-A"], ["commit", "-q", "-m", "The course, as handed out"]):
+            subprocess.run(git + command, check=True, capture_output=True)
+    print(f"released the course into {target}: no solutions/, exercises blank")
+
+
 def main() -> None:
     """Parse the lesson numbers and build each lesson."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -171,7 +214,14 @@ def main() -> None:
     parser.add_argument(
         "--force", action="store_true", help="overwrite exercise notebooks that hold a learner's work"
     )
+    parser.add_argument(
+        "--release", metavar="DIR", type=Path,
+        help="write the learners' copy (no solutions, no tests) into DIR instead of building",
+    )
     args = parser.parse_args()
+    if args.release:
+        release(args.release)
+        return
     missing = missing_references()
     if missing and not args.allow_missing:
         sys.exit(

@@ -7,11 +7,11 @@ should know what to look at next without reading this file.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from tinyad.graph import topo_sort
+from tinyad.graph import is_node, topo_sort
 
 
 def fail(what: str, tried: Any, expected: Any, got: Any, hint: str) -> None:
@@ -26,7 +26,16 @@ def fail(what: str, tried: Any, expected: Any, got: Any, hint: str) -> None:
 
 
 def check(condition: bool, what: str, tried: Any, expected: Any, got: Any, hint: str) -> None:
-    """Pass silently if ``condition`` holds, else fail with the four-part message."""
+    """Pass silently if ``condition`` is True, else fail with the four-part message.
+
+    ``condition`` must be a bool (NumPy's included): a number such as ``nan`` is refused with a
+    ``TypeError``, since whether it counts as true is not what a check means to ask.
+    """
+    if not isinstance(condition, (bool, np.bool_)):
+        raise TypeError(
+            f"grading.check needs a bool condition, got {condition!r} (of type "
+            f"{type(condition).__name__}) while checking {what}"
+        )
     if not condition:
         fail(what, tried, expected, got, hint)
 
@@ -45,10 +54,11 @@ def check_close(
     rtol: float = 1e-7,
 ) -> None:
     """``got`` equals ``expected`` (a number or an array) to within ``atol + rtol * |expected|``."""
-    # A Value, a tinyad Tensor or a torch tensor (NumPy numbers have .data too).
-    if hasattr(got, "parents") or hasattr(got, "grad_fn"):
-        fail(what, tried, expected, f"{got!r} (of type {type(got).__name__})", "return a plain number, "
-             "not a node: .data of a Value, .item() of a one-element tensor")
+    node = _first_node(got)
+    if node is not None:
+        fail(what, tried, expected, f"{node!r} (of type {type(node).__name__})", "return a plain "
+             "number, not a node or a tensor (nor a list holding one): .data of a Value, .item() "
+             "of a one-element tensor")
     if expected is None or got is None:
         check(got is expected, what, tried, expected, got, hint)
         return
@@ -63,53 +73,24 @@ def check_close(
         fail(what, tried, _show(expected), _show(got), hint)
 
 
+def _first_node(x: Any) -> Any:
+    """A tinyad node or a torch tensor in ``x`` (itself, or inside lists and tuples), else None."""
+    if is_node(x) or type(x).__module__.split(".")[0] == "torch":
+        return x
+    if isinstance(x, (list, tuple)):
+        for item in x:
+            found = _first_node(item)
+            if found is not None:
+                return found
+    return None
+
+
 def _show(x: Any) -> str:
     if _is_number(x):
         return f"{float(x):.10g}"
     if isinstance(x, np.ndarray):
         return np.array2string(x, precision=6)
     return repr(x)
-
-
-def check_gradients(
-    f: Callable[..., Any],
-    points: Iterable[Sequence[float]],
-    what: str,
-    hint: str,
-    eps: float = 1e-6,
-    atol: float = 1e-5,
-    rtol: float = 1e-4,
-) -> None:
-    """At each point, ``f`` on fresh ``Value`` leaves has gradients that match finite differences.
-
-    ``f`` takes as many Values as a point has numbers and returns a Value.
-    Its gradients (from ``backward``) are compared with central differences of
-    the same ``f`` evaluated on plain Values.
-    """
-    from tinyad.scalar import Value
-
-    for point in points:
-        leaves = [Value(x) for x in point]
-        out = f(*leaves)
-        tried = f"{getattr(f, '__name__', 'f')}({', '.join(repr(v) for v in point)})"
-        check(
-            isinstance(out, Value), what, tried, "a Value", f"{out!r} (of type {type(out).__name__})",
-            "build the result from the Value inputs with Value operations",
-        )
-        out.backward()
-        for i, x in enumerate(point):
-            up = f(*[Value(p + eps if j == i else p) for j, p in enumerate(point)]).data
-            down = f(*[Value(p - eps if j == i else p) for j, p in enumerate(point)]).data
-            slope = (up - down) / (2 * eps)
-            got = leaves[i].grad
-            check(
-                abs(got - slope) <= atol + rtol * abs(slope),
-                what,
-                tried,
-                f"d/d(input {i}) = {slope:.8g} (finite differences)",
-                f"{got:.8g} (from backward)",
-                hint,
-            )
 
 
 def check_topo_order(order: Any, root: Any, hint: str) -> None:
@@ -151,21 +132,44 @@ def check_topo_order(order: Any, root: Any, hint: str) -> None:
     )
 
 
+DEEPEST_CALLS = 200  # nested Python calls an answer may make; a recursion on a deep graph makes thousands
+
+
 def call_without_recursion(fn: Callable[..., Any], *args: Any, what: str, tried: str) -> Any:
-    """``fn(*args)``; a ``RecursionError`` fails the check with a hint to keep an explicit stack."""
+    """``fn(*args)``, failing the check if it recursed: a ``RecursionError``, or more than
+    ``DEEPEST_CALLS`` nested Python calls (a recursion that raised Python's limit itself)."""
     import sys
 
+    depth = deepest = 0
+
+    def count(frame: Any, event: str, arg: Any) -> None:
+        nonlocal depth, deepest
+        if event == "call":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif event == "return":
+            depth -= 1
+
+    previous = sys.getprofile()
+    sys.setprofile(count)
     try:
-        return fn(*args)
+        result = fn(*args)
+        recursed = None
     except RecursionError:
-        pass  # fail outside the except block, so the message is not buried under the traceback
+        recursed = "RecursionError: maximum recursion depth exceeded"
+    finally:
+        sys.setprofile(previous)
+    # Fail outside the except block, so the message is not buried under the traceback.
+    if recursed is None and deepest <= DEEPEST_CALLS:
+        return result
     fail(
         what,
         tried,
-        "an answer: the graph is deep, not hard",
-        "RecursionError: maximum recursion depth exceeded",
-        "a recursive depth-first search makes one Python call per level of the graph, and "
-        f"Python stops at sys.getrecursionlimit() = {sys.getrecursionlimit()} calls. Keep your "
+        f"an answer with at most {DEEPEST_CALLS} nested calls: the graph is deep, not hard",
+        recursed or f"an answer, from {deepest} nested calls: a recursion as deep as the graph",
+        "a recursive depth-first search makes one Python call per level of the graph; Python "
+        f"stops at sys.getrecursionlimit() = {sys.getrecursionlimit()} calls, and raising that "
+        "limit only moves the crash to a deeper graph (or crashes the interpreter). Keep your "
         "own stack (a list of nodes still to finish) and loop instead of recursing",
     )
 
@@ -173,12 +177,35 @@ def call_without_recursion(fn: Callable[..., Any], *args: Any, what: str, tried:
 def check_finite_differences(
     f: Callable[..., Any], inputs: Sequence[Any], what: str, tried: str, hint: str
 ) -> None:
-    """``gradcheck(f, *inputs)`` passes: backward's gradients match finite differences."""
+    """``gradcheck(f, *inputs)`` passes: backward's gradients are numbers that match finite
+    differences (``tinyad.gradcheck`` computes them; a ``nan`` from backward fails here)."""
     from tinyad.gradcheck import gradcheck
 
     try:
         gradcheck(f, *inputs)
-        return
+        finding = None
     except AssertionError as error:
         finding = str(error)
-    fail(what, tried, "backward's gradients equal to the finite-difference slopes", finding, hint)
+    if finding is not None:
+        fail(what, tried, "backward's gradients equal to the finite-difference slopes", finding, hint)
+    # A nan from backward is no gradient at all, and a gradient has its input's shape,
+    # whatever finite differences (which compare by broadcasting) say.
+    saved = [(x.grad, getattr(x, "requires_grad", None)) for x in inputs]
+    for x in inputs:
+        x.grad = 0.0 if isinstance(x.data, float) else None
+        if hasattr(x, "requires_grad"):
+            x.requires_grad = True  # as gradcheck does: every input is checked
+    try:
+        f(*inputs).backward()
+        grads = [np.asarray(0.0 if x.grad is None else x.grad, dtype=np.float64) for x in inputs]
+    finally:
+        for x, (grad, needed) in zip(inputs, saved):
+            x.grad = grad
+            if needed is not None:
+                x.requires_grad = needed
+    for i, (x, grad) in enumerate(zip(inputs, grads)):
+        if grad.shape != np.shape(x.data):
+            fail(what, tried, f"a gradient of shape {np.shape(x.data)} for input {i}, its own shape",
+                 f"shape {grad.shape}", hint)
+        if not np.all(np.isfinite(grad)):
+            fail(what, tried, "finite gradients from backward", f"{_show(grad)} for input {i}", hint)

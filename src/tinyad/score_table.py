@@ -1,0 +1,138 @@
+"""The score table: a pytest plugin that ends ``pytest --nbval-lax exercises/`` with one row per exercise.
+
+The repository's ``conftest.py`` loads it (``pytest_plugins``), so it is active from the
+repository root, from ``exercises/`` and in a learner's copy of the course. It only speaks
+when notebooks are graded lax (``--nbval-lax``, the learner's command) and they hold exercises.
+
+An exercise is a level-2 markdown heading ``## Exercise N: title`` and every cell after it
+up to the next level-2 heading. Its row says
+
+- ``passed``: every code cell of the exercise ran without an error;
+- ``not started``: the first cell that failed raised the blank's ``NotImplementedError``;
+- ``failed``: the first cell that failed raised anything else; the row gives the first line
+  of the check's hint (for a ``tinyad.grading`` check) or the error's name and message.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+
+PASSED, FAILED, NOT_STARTED = "passed", "failed", "not started"
+EXERCISE = re.compile(r"^##\s+(Exercise\s+\d+\s*:.*?)\s*$", re.MULTILINE)
+SECTION = re.compile(r"^##\s", re.MULTILINE)
+HINT = re.compile(r"^\s*hint:\s*(.*)$", re.MULTILINE)
+
+
+@dataclass
+class Exercise:
+    """One row: the heading, the code cells under it, and the first failure among them."""
+
+    heading: str
+    cells: list = field(default_factory=list)
+    ran: int = 0
+    failure: tuple[str, str] | None = None  # (exception name, message) of the first failed cell
+
+    def status(self) -> tuple[str, str]:
+        """(word, detail): ``passed``, ``failed`` with the hint's first line, or ``not started``."""
+        if self.failure is None:
+            return (PASSED, "") if self.ran == len(self.cells) else (NOT_STARTED, "")
+        name, message = self.failure
+        if name == "NotImplementedError":
+            return NOT_STARTED, ""
+        hint = HINT.search(message) if name == "AssertionError" else None
+        if hint:
+            return FAILED, hint.group(1).strip()
+        lines = message.strip().splitlines()
+        return FAILED, f"{name}: {lines[0]}" if lines else name
+
+
+def exercises_of(cells: list) -> list[Exercise]:
+    """The exercises of a notebook's cells, each with the code cells of its section."""
+    found: list[Exercise] = []
+    current = None
+    for cell in cells:
+        if cell.cell_type == "markdown" and SECTION.search(cell.source):
+            for line in cell.source.splitlines():
+                if SECTION.match(line):
+                    heading = EXERCISE.match(line)
+                    current = Exercise(re.sub(r"\s+", " ", heading.group(1))) if heading else None
+                    if current:
+                        found.append(current)
+        elif cell.cell_type == "code" and current is not None:
+            current.cells.append(cell)
+    return found
+
+
+class ScoreTable:
+    """Collects each exercise cell's outcome while pytest runs, and prints the table at the end."""
+
+    def __init__(self) -> None:
+        self.notebooks: dict[str, list[Exercise]] = {}  # in the order they ran
+        self.owner: dict[int, Exercise] = {}  # id(cell) -> its exercise
+
+    def exercise(self, item: Any) -> Exercise | None:
+        """The exercise that ``item`` (one of nbval's notebook cells) belongs to, if any."""
+        cell, notebook = getattr(item, "cell", None), getattr(item.parent, "nb", None)
+        if cell is None or notebook is None:
+            return None
+        name = item.config.cwd_relative_nodeid(item.parent.nodeid)
+        if name not in self.notebooks:
+            self.notebooks[name] = exercises_of(notebook.cells)
+            for exercise in self.notebooks[name]:
+                self.owner.update((id(c), exercise) for c in exercise.cells)
+        return self.owner.get(id(cell))
+
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_runtest_makereport(self, item: Any, call: Any):
+        outcome = yield
+        report = outcome.get_result()
+        if report.when != "call":
+            return
+        exercise = self.exercise(item)
+        if exercise is None:
+            return
+        exercise.ran += 1
+        if report.failed and exercise.failure is None:
+            exercise.failure = _error(item)
+
+    def pytest_unconfigure(self, config: pytest.Config) -> None:
+        """Print the table last, after pytest's own summary line, so it is what a learner sees."""
+        reporter = config.pluginmanager.get_plugin("terminalreporter")
+        if reporter is not None:
+            self.write(reporter)
+
+    def write(self, terminalreporter: Any) -> None:
+        """The table: a line per notebook, a row per exercise, and the counts."""
+        rows = [(name, ex) for name, exercises in self.notebooks.items() for ex in exercises]
+        if not rows:
+            return
+        write = terminalreporter.write_line
+        terminalreporter.write_sep("=", "score")
+        width = max(len(ex.heading) for _, ex in rows)
+        counts = {PASSED: 0, FAILED: 0, NOT_STARTED: 0}
+        for name, exercises in self.notebooks.items():
+            if exercises:
+                write(name)
+            for exercise in exercises:
+                word, detail = exercise.status()
+                counts[word] += 1
+                write(f"  {exercise.heading:<{width}}  {word}" + (f": {detail}" if detail else ""))
+        write(f"{len(rows)} exercises: " + ", ".join(f"{n} {word}" for word, n in counts.items()))
+
+
+def _error(item: Any) -> tuple[str, str]:
+    """(exception name, message) of the error output nbval recorded for a failed cell."""
+    for output in getattr(item, "test_outputs", None) or []:
+        if output.get("output_type") == "error":
+            return output.get("ename", "Error"), output.get("evalue", "")
+    return "Error", "the cell failed without an error output (a timeout, or a dead kernel)"
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Register the table when notebooks are graded lax (the learner's command)."""
+    if getattr(config.option, "nbval_lax", False):
+        config.pluginmanager.register(ScoreTable(), "tinyad-score-table")

@@ -1,0 +1,155 @@
+"""Mutation test of the exercise checks: plausible wrong answers are caught, a right one passes.
+
+A check that lets a wrong answer through teaches the learner that it is right. So for every
+exercise of every solution notebook, ``tests/mutants/NN_name.py`` (named like the notebook)
+holds a table::
+
+    MUTANTS = {
+        1: {                                   # the N of "## Exercise N: title"
+            "wrong": {                         # at least four; each must fail a check
+                "one-sided": "return (f(x + h) - f(x)) / h",
+                "= for the first factor": [("self.grad += ...", "self.grad = ...")],
+            },
+            "right": "...",                    # one correct alternative; every check must pass
+        },
+    }
+
+An answer is either a string, the learner's code that replaces the exercise's one
+``### BEGIN SOLUTION`` block (indentation is taken from the block), or a list of
+``(old, new)`` edits of the solution's cells, each ``old`` found exactly once in the
+exercise's cells with a solution block. A wrong answer must fail with a check's own
+message (an AssertionError from ``tinyad.grading`` with its hint), not by crashing. To add
+a lesson's table, write ``tests/mutants/NN_name.py`` beside the others; the test below that
+every exercise has one fails, naming the file, until it is there.
+
+Each answer runs in-process, in a fresh namespace: the notebook's set-up cells (code cells
+before the first exercise, and cells of earlier exercises that are neither answers nor
+checks), then the exercise's own cells with the answer in place. No kernel per answer.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib.util
+import io
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from test_exercises import ROOT, SOLUTIONS, nbtools
+from tinyad.score_table import exercises_of
+
+MUTANTS_DIR = Path(__file__).parent / "mutants"
+MIN_WRONG = 4
+
+
+def table(name: str) -> dict:
+    """The MUTANTS table of solutions/``name``, or {} when it has none."""
+    path = MUTANTS_DIR / (Path(name).stem + ".py")
+    if not path.exists():
+        return {}
+    spec = importlib.util.spec_from_file_location(f"mutants_{path.stem}", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.MUTANTS
+
+
+def number(heading: str) -> int:
+    return int(heading.split()[1].rstrip(":"))
+
+
+def cases() -> list:
+    found = []
+    for name in SOLUTIONS:
+        for n, entry in table(name).items():
+            for label, answer in entry.get("wrong", {}).items():
+                found.append(pytest.param(name, n, answer, False, id=f"{name[:2]}-ex{n}-wrong-{label}"))
+            if "right" in entry:
+                found.append(pytest.param(name, n, entry["right"], True, id=f"{name[:2]}-ex{n}-right"))
+    return found
+
+
+def with_answer(cells: list, answer, where: str) -> list[str]:
+    """The sources of an exercise's cells with ``answer`` in place of the solution."""
+    sources = [c.source for c in cells]
+    answered = [k for k, c in enumerate(cells) if nbtools.has_solution(c)]
+    if isinstance(answer, str):
+        blocks = sum(sources[k].count("### BEGIN SOLUTION") for k in answered)
+        assert blocks == 1, f"{where}: a string answer needs exactly one solution block, found {blocks}"
+        k = answered[0]
+        lines = textwrap.dedent(answer).strip("\n").splitlines()
+        sources[k] = nbtools.clear_solutions(sources[k], lines, where)
+        return sources
+    for old, new in answer:
+        hits = [k for k in answered if sources[k].count(old) == 1]
+        total = sum(sources[k].count(old) for k in answered)
+        assert total == 1 and hits, f"{where}: {old!r} occurs {total} times in the answer cells"
+        sources[hits[0]] = sources[hits[0]].replace(old, new)
+    return sources
+
+
+def run(name: str, n: int, answer) -> BaseException | None:
+    """Run exercise ``n`` of solutions/``name`` with ``answer``; the exception its cells raised."""
+    nb = nbtools.read(ROOT / "solutions" / name)
+    exercises = exercises_of(nb.cells)
+    target = next((e for e in exercises if number(e.heading) == n), None)
+    assert target is not None, f"solutions/{name} has no '## Exercise {n}: ...' heading"
+    in_exercise = {id(c) for e in exercises for c in e.cells}
+    setup = []
+    for cell in nb.cells:
+        if cell.cell_type != "code":
+            continue
+        if any(cell is c for c in target.cells):
+            break
+        answer_or_check = nbtools.has_solution(cell) or nbtools.is_check_cell(cell)
+        if id(cell) not in in_exercise or not answer_or_check:
+            setup.append(cell.source)
+    sources = with_answer(target.cells, answer, f"tests/mutants/{Path(name).stem}.py, exercise {n}")
+    namespace: dict = {"__name__": "__main__"}
+    limit = sys.getrecursionlimit()  # an answer may raise it; the rest of the tests get it back
+    with contextlib.redirect_stdout(io.StringIO()), _recursion_limit_kept(limit):
+        for source in setup:
+            exec(compile(source, f"solutions/{name} set-up", "exec"), namespace)
+        try:
+            for source in sources:
+                exec(compile(source, f"solutions/{name} exercise {n}", "exec"), namespace)
+        except Exception as error:  # noqa: BLE001 (any failure is the check catching it)
+            return error
+    return None
+
+
+@contextlib.contextmanager
+def _recursion_limit_kept(limit: int):
+    try:
+        yield
+    finally:
+        sys.setrecursionlimit(limit)
+
+
+@pytest.mark.parametrize("name, n, answer, right", cases())
+def test_a_wrong_answer_is_caught_and_a_right_one_passes(name, n, answer, right):
+    error = run(name, n, answer)
+    if right:
+        assert error is None, f"solutions/{name}, exercise {n}: a right answer fails: {error!r}"
+    else:
+        assert error is not None, f"solutions/{name}, exercise {n}: the checks let this wrong answer through"
+        # Caught by a check, with its message (what was tried, expected, got, a hint), not by a crash.
+        assert isinstance(error, AssertionError) and "hint:" in str(error), (
+            f"solutions/{name}, exercise {n}: this wrong answer fails with {error!r}, not a check's message"
+        )
+
+
+@pytest.mark.parametrize("name", SOLUTIONS)
+def test_every_exercise_has_wrong_answers_and_a_right_one(name):
+    headings = [number(e.heading) for e in exercises_of(nbtools.read(ROOT / "solutions" / name).cells)]
+    assert headings, f"solutions/{name} has no '## Exercise N: title' heading"
+    mutants = table(name)
+    for n in headings:
+        entry = mutants.get(n, {})
+        assert len(entry.get("wrong", {})) >= MIN_WRONG and "right" in entry, (
+            f"solutions/{name}, exercise {n}: tests/mutants/{Path(name).stem}.py needs at least "
+            f"{MIN_WRONG} wrong answers and one right one for it (see this file's docstring)"
+        )
+    assert set(mutants) <= set(headings), f"tests/mutants/{Path(name).stem}.py names exercises not in the notebook"

@@ -1,0 +1,109 @@
+"""tinyad.score_table: the table that ends ``pytest --nbval-lax exercises/``.
+
+One row per ``## Exercise N: title`` heading, with exactly ``passed``, ``failed`` (and the
+first line of the check's hint, or the error) or ``not started`` (the blank's
+NotImplementedError). Seen here on a blank, a half-done and a finished copy of lesson 01's
+exercises, graded by a real pytest run in a copy of the course.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from test_exercises import ROOT, course_copy, nbtools  # the learner's layout, made in tmp_path
+from tinyad import score_table
+
+v4 = nbformat.v4
+
+
+def test_exercises_are_the_sections_under_exercise_headings():
+    cells = [
+        v4.new_markdown_cell("# Title\n\nIntro"),
+        v4.new_code_cell("import x"),
+        v4.new_markdown_cell("## Exercise 1:  first   one"),
+        v4.new_code_cell("a"),
+        v4.new_code_cell("grading.check(...)"),
+        v4.new_markdown_cell("Some words\n\n## Exercise 2: second"),
+        v4.new_code_cell("b"),
+        v4.new_markdown_cell("## Notes"),
+        v4.new_code_cell("not an exercise"),
+    ]
+    found = score_table.exercises_of(cells)
+    assert [e.heading for e in found] == ["Exercise 1: first one", "Exercise 2: second"]
+    assert [len(e.cells) for e in found] == [2, 1]
+
+
+@pytest.mark.parametrize(
+    "ran, failure, status",
+    [
+        (2, None, ("passed", "")),
+        (0, None, ("not started", "")),
+        (2, ("NotImplementedError", ""), ("not started", "")),
+        (2, ("AssertionError", "the slope\n  tried:    s\n  expected: 1\n  got:      2\n  hint:     use h\nmore"),
+         ("failed", "use h")),
+        (2, ("AssertionError", "plain assert"), ("failed", "AssertionError: plain assert")),
+        (2, ("NameError", "name 'x' is not defined"), ("failed", "NameError: name 'x' is not defined")),
+    ],
+)
+def test_an_exercise_is_passed_failed_or_not_started(ran, failure, status):
+    exercise = score_table.Exercise("Exercise 1: x", cells=[1, 2], ran=ran, failure=failure)
+    assert exercise.status() == status
+
+
+def copies_of_lesson_01() -> dict[str, nbformat.NotebookNode]:
+    """Lesson 01's exercises blank, half done (1 right, 2 wrong, 3 blank) and finished."""
+    solution = nbtools.read(ROOT / "solutions" / "01_value.ipynb")
+    blank = nbtools.make_exercise(solution, "01_value.ipynb")
+    answers = [k for k, c in enumerate(solution.cells) if nbtools.has_solution(c)]
+    half = nbtools.make_exercise(solution, "01_value.ipynb")
+    half.cells[answers[0]].source = solution.cells[answers[0]].source
+    half.cells[answers[1]].source = half.cells[answers[1]].source.replace(
+        "# YOUR CODE HERE\n    raise NotImplementedError()", "return (f(x + h) - f(x)) / h")
+    done = nbtools.make_exercise(solution, "01_value.ipynb")
+    for k in answers:
+        done.cells[k].source = solution.cells[k].source
+    return {"01_blank.ipynb": blank, "01_half.ipynb": half, "01_done.ipynb": done}
+
+
+def grade(folder: Path, *args: str) -> str:
+    run = subprocess.run([sys.executable, "-m", "pytest", "--nbval-lax", "-p", "no:cacheprovider", *args],
+                         cwd=folder, capture_output=True, text=True, timeout=300)
+    return run.stdout
+
+
+def test_the_table_on_blank_half_done_and_finished_exercises(tmp_path):
+    course = course_copy(tmp_path, copies_of_lesson_01())
+    out = grade(course, "exercises/")
+    table = out[out.index("= score ="):].splitlines()[1:]
+    assert table == [
+        "exercises/01_blank.ipynb",
+        "  Exercise 1: multiplication on a Value of your own  not started",
+        "  Exercise 2: a slope by central differences         not started",
+        "  Exercise 3: how many nodes?                        not started",
+        "exercises/01_done.ipynb",
+        "  Exercise 1: multiplication on a Value of your own  passed",
+        "  Exercise 2: a slope by central differences         passed",
+        "  Exercise 3: how many nodes?                        passed",
+        "exercises/01_half.ipynb",
+        "  Exercise 1: multiplication on a Value of your own  passed",
+        "  Exercise 2: a slope by central differences         failed: the central difference is "
+        "(f(x + h) - f(x - h)) / (2 * h): f on both sides of x, and 2 * h in parentheses "
+        "(a / 2 * h means (a / 2) * h)",
+        "  Exercise 3: how many nodes?                        not started",
+        "9 exercises: 4 passed, 1 failed, 4 not started",
+    ], out
+    # On one notebook, from inside exercises/ (the plugin and settings are found from there too).
+    out = grade(course / "exercises", "01_half.ipynb")
+    assert out.rstrip().endswith("3 exercises: 1 passed, 1 failed, 1 not started"), out
+    assert "01_half.ipynb\n  Exercise 1: multiplication on a Value of your own  passed" in out
+
+
+def test_no_table_where_nothing_is_an_exercise(tmp_path):
+    lesson = v4.new_notebook(cells=[v4.new_markdown_cell("## Exercise-free"), v4.new_code_cell("1 + 1")])
+    out = grade(course_copy(tmp_path, {"99_plain.ipynb": lesson}), "exercises/")
+    assert "1 passed" in out and "= score =" not in out
