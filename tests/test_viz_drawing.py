@@ -1,7 +1,8 @@
-"""draw(): the nodes and edges it makes, stable names, large graphs, and life without dot."""
+"""draw(): the nodes and edges it makes, stable names, large graphs, its display, and life without dot."""
 
 from __future__ import annotations
 
+import base64
 import re
 import shutil
 
@@ -10,7 +11,9 @@ import pytest
 from IPython.core.formatters import DisplayFormatter
 
 from tinyad import Value, draw, topo_sort
-from tinyad.viz import INSTALL_HINT, MAX_NODES, progress
+from tinyad.viz.drawing import FIT_WIDTH, INSTALL_HINT, MAX_NODES, svg_size
+
+needs_dot = pytest.mark.skipif(shutil.which("dot") is None, reason="the Graphviz dot program is not installed")
 
 RECORD = re.compile(r"^\s*(v\d+) \[label=\"\{.*shape=record\]$", re.M)
 OP = re.compile(r"^\s*(v\d+_op) \[label=(\S+) ", re.M)
@@ -91,6 +94,7 @@ class ArrayNode:
         self.grad = None
         self.parents = parents
         self.op = op
+        self.backward_rule = None
 
 
 def test_array_nodes_show_their_shape():
@@ -119,18 +123,59 @@ def test_without_dot_the_display_is_dot_text_and_a_hint(monkeypatch, tmp_path):
     assert INSTALL_HINT in data["text/plain"]
 
 
-@pytest.mark.skipif(shutil.which("dot") is None, reason="the Graphviz dot program is not installed")
-def test_with_dot_the_display_is_svg():
+def chain(n: int) -> Value:
+    """tanh applied n times to a labelled leaf: a graph that is long and thin."""
+    y = Value(0.3, "x")
+    for _ in range(n):
+        y = y.tanh()
+    y.label = "y"
+    return y
+
+
+def test_the_text_form_says_what_is_drawn():
+    drawing = draw(seed_example())
+    assert repr(drawing) == (
+        "<tinyad drawing: the graph of y, 8 values and 4 operations; its DOT text is in .source>"
+    )
+    assert "the last 80 of 1001 values" in repr(draw(chain(1000)))
+
+
+def test_fills_colour_the_nodes_they_name():
+    y = seed_example()
+    leaf = topo_sort(y)[0]
+    source = draw(y, fills={y: "gold", leaf: "lightgrey"}).source
+    assert source.count("style=filled") == 2
+    assert re.search(r"v7 \[label=.*fillcolor=gold", source) and re.search(r"v0 \[label=.*fillcolor=lightgrey", source)
+
+
+@needs_dot
+def test_with_dot_the_display_is_svg_and_png_of_the_same_size():
     bundle, metadata = draw(seed_example())._repr_mimebundle_()
     svg = bundle["image/svg+xml"]
-    # JupyterLab shows it at its own size (scrolling), not shrunk to the cell's width.
-    assert metadata == {"image/svg+xml": {"unconfined": True}}
     assert svg.lstrip().startswith("<?xml") and "</svg>" in svg
     assert "tanh" in svg and "data &#45;0.4621" in svg
-    assert "0x" not in bundle["text/plain"]
+    # The PNG shows where SVG is refused (an untrusted notebook); no "unconfined", so
+    # JupyterLab scales both down to the cell's width.
+    png = base64.b64decode(bundle["image/png"])
+    assert png.startswith(b"\x89PNG")
+    width, height = (int.from_bytes(png[k : k + 4], "big") for k in (16, 20))  # the IHDR header
+    # Shown at the SVG's size in CSS pixels: the PNG is drawn at 96 dpi, the same to a pixel.
+    assert metadata == {"image/png": dict(zip(("width", "height"), svg_size(svg)))}
+    assert abs(width - svg_size(svg)[0]) <= 1 and abs(height - svg_size(svg)[1]) <= 1
+    assert bundle["text/plain"].startswith("<tinyad drawing: the graph of y")
 
 
-def test_progress_outside_a_notebook_is_range_with_a_text_bar(capsys):
-    assert list(progress(5, "training")) == [0, 1, 2, 3, 4]
-    err = capsys.readouterr().err
-    assert "training" in err and "5/5" in err and "100%" in err
+@needs_dot
+def test_a_wide_graph_is_laid_out_top_to_bottom_and_a_narrow_one_is_not():
+    long_one = draw(chain(12))
+    wide, _ = svg_size(long_one.pipe(format="svg", encoding="utf-8"))
+    assert wide > 2 * FIT_WIDTH  # left to right it would be shrunk to under half its size
+    picture, svg = long_one.fitted()
+    assert picture.graph_attr["rankdir"] == "TB" and svg_size(svg)[0] <= FIT_WIDTH
+    assert "rankdir=LR" in long_one.source  # the drawing itself is unchanged
+    bundle, _ = long_one._repr_mimebundle_()
+    assert bundle["image/svg+xml"] == svg
+
+    short_one = draw(chain(1))
+    picture, svg = short_one.fitted()
+    assert picture is short_one and svg_size(svg)[0] <= FIT_WIDTH
