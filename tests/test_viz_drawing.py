@@ -15,7 +15,7 @@ from tinyad.viz.drawing import FIT_WIDTH, INSTALL_HINT, MAX_NODES, svg_size
 
 needs_dot = pytest.mark.skipif(shutil.which("dot") is None, reason="the Graphviz dot program is not installed")
 
-RECORD = re.compile(r"^\s*(v\d+) \[label=\"\{.*shape=record\]$", re.M)
+RECORD = re.compile(r"^\s*(v\d+) \[label=\".*shape=record\]$", re.M)
 OP = re.compile(r"^\s*(v\d+_op) \[label=(\S+) ", re.M)
 EDGE = re.compile(r"^\s*(\w+) -> (\w+)", re.M)
 
@@ -44,8 +44,10 @@ def test_a_record_per_value_and_a_node_per_op():
 
 def test_records_show_label_data_and_grad_to_four_digits():
     source = draw(seed_example()).source
-    assert '"{y | data -0.4621 | grad 1}"' in source
-    assert '"{w2 | data -0.5 | grad 1.573}"' in source  # x2 * tanh' = 2 * 0.7864...
+    assert '"y | data -0.4621 | grad 1"' in source
+    assert '"w2 | data -0.5 | grad 1.573"' in source  # x2 * tanh' = 2 * 0.7864...
+    # Top to bottom, braces keep the fields stacked (Graphviz lays them across the ranks).
+    assert '"{y | data -0.4621 | grad 1}"' in draw(seed_example()).top_to_bottom.source
 
 
 def test_source_is_the_same_for_two_builds_of_the_same_graph():
@@ -150,19 +152,37 @@ def test_fills_colour_the_nodes_they_name():
 
 @needs_dot
 def test_with_dot_the_display_is_svg_and_png_of_the_same_size():
-    bundle, metadata = draw(seed_example())._repr_mimebundle_()
+    bundle, metadata = draw(chain(2))._repr_mimebundle_()  # narrower than FIT_WIDTH
     svg = bundle["image/svg+xml"]
     assert svg.lstrip().startswith("<?xml") and "</svg>" in svg
-    assert "tanh" in svg and "data &#45;0.4621" in svg
-    # The PNG shows where SVG is refused (an untrusted notebook); no "unconfined", so
-    # JupyterLab scales both down to the cell's width.
+    assert "tanh" in svg and "data 0.3" in svg
+    # The PNG shows where SVG is refused (an untrusted notebook), at the SVG's size; no
+    # "unconfined", so JupyterLab scales the PNG down further to a narrower cell.
     png = base64.b64decode(bundle["image/png"])
     assert png.startswith(b"\x89PNG")
-    width, height = (int.from_bytes(png[k : k + 4], "big") for k in (16, 20))  # the IHDR header
-    # Shown at the SVG's size in CSS pixels: the PNG is drawn at 96 dpi, the same to a pixel.
     assert metadata == {"image/png": dict(zip(("width", "height"), svg_size(svg)))}
+    width, height = png_size(png)
     assert abs(width - svg_size(svg)[0]) <= 1 and abs(height - svg_size(svg)[1]) <= 1
     assert bundle["text/plain"].startswith("<tinyad drawing: the graph of y")
+
+
+def png_size(png: bytes) -> tuple[int, int]:
+    """A PNG's width and height in pixels, from its IHDR header."""
+    return int.from_bytes(png[16:20], "big"), int.from_bytes(png[20:24], "big")
+
+
+@needs_dot
+def test_a_drawing_a_little_too_wide_is_scaled_to_the_width_and_keeps_its_layout():
+    wide = chain(3)
+    drawing = draw(wide)
+    natural, _ = svg_size(drawing.pipe(format="svg", encoding="utf-8"))
+    assert FIT_WIDTH < natural < 1.25 * FIT_WIDTH  # not worth turning top to bottom
+    picture, svg = drawing.fitted()
+    assert picture is drawing and svg_size(svg)[0] == FIT_WIDTH
+    assert 'viewBox="0.00 0.00' in svg  # the drawing's own coordinates: it scales whole
+    bundle, metadata = drawing._repr_mimebundle_()
+    assert metadata["image/png"]["width"] == FIT_WIDTH
+    assert png_size(base64.b64decode(bundle["image/png"]))[0] == pytest.approx(natural, abs=1)
 
 
 @needs_dot

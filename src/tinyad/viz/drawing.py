@@ -16,9 +16,10 @@ out, and one note says how many they are.
 
 In a notebook a drawing displays as SVG with a PNG beside it: JupyterLab refuses
 SVG in a notebook it does not trust (a fresh clone), and notebook viewers may too,
-but they show the PNG. Both are scaled down to the notebook's width when wider. A
-graph too wide for ``FIT_WIDTH`` pixels left to right is laid out top to bottom
-instead when that keeps it larger (a long chain scaled to fit would be unreadable).
+but they show the PNG. A picture wider than ``FIT_WIDTH`` pixels (about a notebook
+column) is scaled down to it; but a graph that left to right would have to shrink
+much more than top to bottom (a long chain, whose text would become unreadable) is
+laid out top to bottom instead.
 
 Without the Graphviz ``dot`` program a drawing still displays in a notebook:
 as its DOT text, under a one-line hint how to install Graphviz.
@@ -35,6 +36,7 @@ import graphviz
 from tinyad.graph import is_node, topo_sort
 
 MAX_NODES = 80
+NODE_STYLE = {"fontsize": "10"}
 FIT_WIDTH = 800  # pixels: about a notebook column's width in JupyterLab
 
 INSTALL_HINT = (
@@ -48,11 +50,14 @@ class Drawing(graphviz.Digraph):
     """A graph drawing that displays as SVG + PNG, fitted to the notebook's width.
 
     ``summary`` is its text form: what a notebook shows where it shows no image.
+    ``top_to_bottom``, if given, is the same graph laid out top to bottom, shown
+    instead when this one is too wide (see ``fitted``).
     """
 
-    def __init__(self, summary: str = "a tinyad drawing", **kwargs: Any) -> None:
+    def __init__(self, summary: str, top_to_bottom: graphviz.Digraph | None = None, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.summary = summary
+        self.top_to_bottom = top_to_bottom
 
     def __repr__(self) -> str:
         return f"<{self.summary}; its DOT text is in .source>"
@@ -66,39 +71,52 @@ class Drawing(graphviz.Digraph):
             png = base64.b64encode(picture.pipe(format="png")).decode("ascii")
         except graphviz.ExecutableNotFound:
             return {"text/plain": f"{INSTALL_HINT}\n\n{self.source}"}, {}
-        # The PNG is drawn at 96 dpi, so its pixels are the SVG's size in CSS pixels;
-        # without "unconfined" metadata JupyterLab scales both down to the cell's width.
+        # Shown at the (fitted) SVG's size: JupyterLab scales a PNG down further when the
+        # cell is narrower, an SVG it shows at its size. The PNG is drawn at 96 dpi, one
+        # pixel per CSS pixel before fitting, so it is never shown larger than it was drawn.
         width, height = svg_size(svg)
         bundle = {"text/plain": repr(self), "image/svg+xml": svg, "image/png": png}
         return bundle, {"image/png": {"width": width, "height": height}}
 
     def fitted(self) -> tuple[graphviz.Digraph, str]:
-        """This graph and its SVG; or, when left to right is wider than ``FIT_WIDTH``, the
-        same laid out top to bottom if that needs much less scaling down to fit."""
+        """The graph to show and its SVG, at most ``FIT_WIDTH`` pixels wide.
+
+        This graph; or, when it is wider than ``FIT_WIDTH``, the top-to-bottom layout if
+        that needs much less scaling down to fit. The SVG says its scaled size.
+        """
         svg = self.pipe(format="svg", encoding="utf-8")
         wide, _ = svg_size(svg)
-        if wide <= FIT_WIDTH or self.graph_attr.get("rankdir") != "LR":
-            return self, svg
-        tall = graphviz.Digraph(
-            graph_attr={**self.graph_attr, "rankdir": "TB"},
-            node_attr=dict(self.node_attr),
-            edge_attr=dict(self.edge_attr),
-            body=list(self.body),
-        )
-        tall_svg = tall.pipe(format="svg", encoding="utf-8")
+        if wide <= FIT_WIDTH or self.top_to_bottom is None:
+            return self, _scaled_to_fit(svg)
+        tall_svg = self.top_to_bottom.pipe(format="svg", encoding="utf-8")
         narrow, _ = svg_size(tall_svg)
         # Text shrinks with the picture: turn only for a clear gain in its size on screen.
         if min(1.0, FIT_WIDTH / narrow) > 1.25 * FIT_WIDTH / wide:
-            return tall, tall_svg
-        return self, svg
+            return self.top_to_bottom, _scaled_to_fit(tall_svg)
+        return self, _scaled_to_fit(svg)
+
+
+SIZE = re.compile(r'<svg width="([\d.]+)pt" height="([\d.]+)pt"')
 
 
 def svg_size(svg: str) -> tuple[int, int]:
     """The width and height of a Graphviz SVG in CSS pixels (Graphviz writes points)."""
-    match = re.search(r'<svg width="([\d.]+)pt" height="([\d.]+)pt"', svg)
+    match = SIZE.search(svg)
     if match is None:
         raise ValueError("no width and height in points at the start of this SVG")
     return tuple(round(float(size) * 96 / 72) for size in match.groups())
+
+
+def _scaled_to_fit(svg: str) -> str:
+    """The SVG with its width and height scaled down to ``FIT_WIDTH`` pixels wide, if wider.
+
+    Its ``viewBox`` stays, so the whole drawing scales with them.
+    """
+    width, height = (float(size) for size in SIZE.search(svg).groups())
+    scale = FIT_WIDTH * 72 / 96 / width
+    if scale >= 1:
+        return svg
+    return SIZE.sub(f'<svg width="{width * scale:.2f}pt" height="{height * scale:.2f}pt"', svg, count=1)
 
 
 def draw(root: Any, max_nodes: int = MAX_NODES, fills: Mapping[Any, str] | None = None) -> Drawing:
@@ -112,23 +130,29 @@ def draw(root: Any, max_nodes: int = MAX_NODES, fills: Mapping[Any, str] | None 
         )
     if isinstance(max_nodes, bool) or not isinstance(max_nodes, int) or max_nodes < 1:
         raise ValueError(f"draw() needs max_nodes to be a positive int, got {max_nodes!r}")
-    fills = fills or {}
-
     order = topo_sort(root)
-    position = {id(node): k for k, node in enumerate(order)}
     first = max(0, len(order) - max_nodes)  # values before this position are left out
     operations = sum(1 for node in order[first:] if node.parents)
     name = getattr(root, "label", "") or "its output"
     shown = f"{len(order)} values" if not first else f"the last {max_nodes} of {len(order)} values"
     summary = f"tinyad drawing: the graph of {name}, {shown} and {operations} operations"
 
-    dot = Drawing(summary, graph_attr={"rankdir": "LR"}, node_attr={"fontsize": "10"})
+    fills = fills or {}
+    tall = _add_graph(graphviz.Digraph(graph_attr={"rankdir": "TB"}, node_attr=NODE_STYLE), order, first, fills)
+    drawing = Drawing(summary, tall, graph_attr={"rankdir": "LR"}, node_attr=NODE_STYLE)
+    return _add_graph(drawing, order, first, fills)
+
+
+def _add_graph(dot: graphviz.Digraph, order: list, first: int, fills: Mapping[Any, str]) -> graphviz.Digraph:
+    """Add the values ``order[first:]``, their ops and edges to ``dot``; return it."""
     if first:
         dot.node("omitted", f"{first} earlier values not drawn; ... marks where they feed in", shape="note")
+    position = {id(node): k for k, node in enumerate(order)}
+    flipped = dot.graph_attr["rankdir"] == "TB"
     for k in range(first, len(order)):
         node = order[k]
         colour = {"style": "filled", "fillcolor": fills[node]} if node in fills else {}
-        dot.node(f"v{k}", _record(node), shape="record", **colour)
+        dot.node(f"v{k}", _record(node, flipped), shape="record", **colour)
         if not node.parents:
             continue
         op_name = f"v{k}_op"
@@ -146,13 +170,18 @@ def draw(root: Any, max_nodes: int = MAX_NODES, fills: Mapping[Any, str] | None 
     return dot
 
 
-def _record(node: Any) -> str:
-    """The record label of a value: ``{label | data ... | grad ...}``, label only if it has one."""
+def _record(node: Any, flipped: bool) -> str:
+    """A value's record label, ``label | data ... | grad ...`` (label only if it has one).
+
+    Graphviz lays a record's fields across the rank direction, and ``{...}`` flips them:
+    ``flipped`` (for top to bottom) keeps the fields stacked one above the other there too.
+    """
     fields = [f"data {_show(node.data)}", f"grad {_show(node.grad)}"]
     label = getattr(node, "label", "")
     if label:
         fields.insert(0, str(label))
-    return "{" + " | ".join(_escape(field) for field in fields) + "}"
+    text = " | ".join(_escape(field) for field in fields)
+    return "{" + text + "}" if flipped else text
 
 
 def _show(x: Any) -> str:

@@ -127,21 +127,21 @@ class BackwardStepper:
             self._show()
 
     def _show(self) -> None:
-        """Redraw the widget for the current step."""
-        last = len(self.steps) - 1
-        self.label.value = f"step {self.position} of {last}: {self.current.message}"
-        self.previous_button.disabled = self.position == 0
-        self.next_button.disabled = self.position == last
+        """Redraw the widget for the current step: the picture first, then the words with it."""
         drawing = self.draw()
         try:
             _, svg = drawing.fitted()
         except graphviz.ExecutableNotFound:  # no dot program: the DOT text under the hint
             text = f"{INSTALL_HINT}\n\n{drawing.source}"
-            self.picture.value = f"<pre>{html.escape(text)}</pre>"
-            return
-        # Inline, so the page can be searched; scaled down to the notebook's width.
-        picture = svg[svg.find("<svg") :].replace("<svg ", '<svg style="max-width: 100%; height: auto" ', 1)
-        self.picture.value = f"<div>{picture}</div>"
+            picture = f"<pre>{html.escape(text)}</pre>"
+        else:  # inline, scaled down to the notebook's width when wider
+            svg = svg[svg.find("<svg") :].replace("<svg ", '<svg style="max-width: 100%; height: auto" ', 1)
+            picture = f"<div>{svg}</div>"
+        last = len(self.steps) - 1
+        self.label.value = f"step {self.position} of {last}: {self.current.message}"
+        self.picture.value = picture
+        self.previous_button.disabled = self.position == 0
+        self.next_button.disabled = self.position == last
 
     def _name(self, k: int) -> str:
         return self.order[k].label or f"v{k}"
