@@ -6,6 +6,7 @@ CI runs the whole check (.ci/run); these tests pin what it reads from the page.
 from __future__ import annotations
 
 import sys
+import types
 from pathlib import Path
 
 import nbformat
@@ -98,5 +99,27 @@ def test_the_lessons_it_opens_exist():
 
 def test_without_chromium_it_fails_saying_what_to_install(monkeypatch, tmp_path, capsys):
     monkeypatch.setattr(check, "CHROMIUM", str(tmp_path / "no-chromium"))
+    monkeypatch.setattr(check, "CHROMEDRIVER", sys.executable)
     assert check.main(["--screenshots", str(tmp_path / "shots")]) == 1
     assert "apt install chromium chromium-driver" in capsys.readouterr().err
+
+
+def test_without_selenium_it_fails_saying_what_to_install(monkeypatch, tmp_path, capsys):
+    monkeypatch.setattr(check, "CHROMIUM", sys.executable)
+    monkeypatch.setattr(check, "CHROMEDRIVER", sys.executable)
+    monkeypatch.setitem(sys.modules, "selenium", None)  # import selenium now fails
+    assert check.main(["--screenshots", str(tmp_path / "shots")]) == 1
+    assert 'pip install -e ".[browser]"' in capsys.readouterr().err
+
+
+def test_an_unexpected_error_is_reported_and_fails(monkeypatch, tmp_path, capsys):
+    def broken(*args):
+        raise RuntimeError("chromedriver would not start")
+
+    monkeypatch.setattr(check, "check_all", broken)
+    # Whether or not chromium and Selenium are installed where the tests run:
+    monkeypatch.setattr(check, "CHROMIUM", sys.executable)
+    monkeypatch.setattr(check, "CHROMEDRIVER", sys.executable)
+    monkeypatch.setitem(sys.modules, "selenium", types.ModuleType("selenium"))
+    assert check.main(["--screenshots", str(tmp_path / "shots")]) == 1
+    assert "FAILED: RuntimeError('chromedriver would not start')" in capsys.readouterr().err

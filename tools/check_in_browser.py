@@ -36,6 +36,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import traceback
 import urllib.request
 from pathlib import Path
 from typing import Any, Callable
@@ -81,13 +82,20 @@ def main(argv: list[str] | None = None) -> int:
         if not Path(program).exists():
             print(f"FAILED: {program} not found: apt install chromium chromium-driver", file=sys.stderr)
             return 1
+    try:
+        import selenium  # noqa: F401
+    except ImportError:
+        print('FAILED: Selenium is not installed: python -m pip install -e ".[browser]"', file=sys.stderr)
+        return 1
     args.screenshots.mkdir(parents=True, exist_ok=True)
     started = time.monotonic()
     try:
         with tempfile.TemporaryDirectory(prefix="tinyad-browser-") as scratch:
             check_all(Path(scratch), args.screenshots, args.timeout)
-    except CheckFailed as failure:
-        print(f"FAILED: {failure}", file=sys.stderr)
+    except Exception as failure:  # a check, or the browser or JupyterLab itself
+        if not isinstance(failure, CheckFailed):
+            traceback.print_exc()
+        print(f"FAILED: {failure if isinstance(failure, CheckFailed) else repr(failure)}", file=sys.stderr)
         print(f"screenshots so far: {args.screenshots}", file=sys.stderr)
         return 1
     print(f"browser check passed in {time.monotonic() - started:.0f} s; screenshots in {args.screenshots}")
