@@ -31,11 +31,12 @@ def _pyproject() -> dict:
 
 
 def _pip_requirements() -> dict[str, str]:
-    """Runtime dependencies and the test extra, as pyproject.toml writes them (the file,
-    not the installed metadata, which is stale until the next pip install)."""
+    """Runtime dependencies and the test and browser extras, as pyproject.toml writes them
+    (the file, not the installed metadata, which is stale until the next pip install)."""
     project = _pyproject()
+    extras = project["optional-dependencies"]
     wanted = {}
-    for req in project["dependencies"] + project["optional-dependencies"]["test"]:
+    for req in project["dependencies"] + extras["test"] + extras["browser"]:
         spec, _, _marker = req.partition(";")  # environment.yml installs regardless
         name, version = _split(spec)
         wanted[name] = version

@@ -3,12 +3,19 @@
 from __future__ import annotations
 
 import html
+import re
 import shutil
 
 import pytest
 
 from tinyad import Value, topo_sort
-from tinyad.viz import CURRENT_COLOUR, DONE_COLOUR, INSTALL_HINT, BackwardStepper
+from tinyad.viz import BackwardStepper
+from tinyad.viz.drawing import INSTALL_HINT
+from tinyad.viz.stepper import CURRENT_COLOUR, DONE_COLOUR, STORED_TEXT
+
+needs_dot = pytest.mark.skipif(shutil.which("dot") is None, reason="the Graphviz dot program is not installed")
+# A node in Graphviz's SVG: its name (the title), then its outline with the fill colour.
+SVG_NODE = re.compile(r'<g id="node\d+" class="node">\s*<title>(\w+)</title>\s*<polygon fill="(\w+)"')
 
 
 def shared_graph() -> Value:
@@ -154,15 +161,49 @@ def test_visited_nodes_are_shaded():
     assert f"v{last}" in shaded  # the root was visited in step 1
 
 
-@pytest.mark.skipif(shutil.which("dot") is None, reason="the Graphviz dot program is not installed")
-def test_with_dot_the_picture_is_svg():
+def highlighted_in_picture(stepper: BackwardStepper) -> list[str]:
+    """The names of the nodes the widget's picture (its SVG) fills in the current-node colour."""
+    return [name for name, fill in SVG_NODE.findall(stepper.picture.value) if fill == CURRENT_COLOUR]
+
+
+@needs_dot
+def test_with_dot_the_picture_is_svg_scaled_to_the_width():
     stepper = BackwardStepper(shared_graph())
     stepper.widget()
     picture = stepper.picture.value
-    # The SVG at its own size in a box that scrolls sideways when it is wider than the notebook.
-    assert picture.startswith('<div style="overflow-x: auto"><svg') and picture.endswith("</svg>\n</div>")
+    # Inline SVG, scaled down to the notebook's width when wider.
+    assert picture.startswith('<div><svg style="max-width: 100%; height: auto" ') and picture.endswith("</svg>\n</div>")
     stepper.next_button.click()
     assert "grad 1" in html.unescape(stepper.picture.value)
+
+
+@needs_dot
+def test_the_seed_and_the_roots_rule_highlight_the_root_and_then_each_node_its_own_turn():
+    u, v = Value(2.0, "u"), Value(3.0, "v")
+    L = u + v
+    L.label = "L"
+    stepper = BackwardStepper(L)
+    stepper.widget()
+    for _ in range(2):
+        stepper.next_button.click()
+    stepper.reset_button.click()
+    assert stepper.label.value == "step 0 of 3: seed: L.grad = 1"
+    assert highlighted_in_picture(stepper) == ["v2"]
+    stepper.next_button.click()
+    assert stepper.label.value == "step 1 of 3: L (+) added 1 to u, 1 to v"
+    assert highlighted_in_picture(stepper) == ["v2"]  # the same node: its rule runs now
+    stepper.next_button.click()
+    assert stepper.label.value.startswith("step 2 of 3: v is a leaf")
+    assert highlighted_in_picture(stepper) == ["v1"]
+    stepper.previous_button.click()
+    assert highlighted_in_picture(stepper) == ["v2"]
+
+
+def test_a_stored_stepper_says_that_running_the_cell_brings_it_to_life():
+    ui = BackwardStepper(shared_graph()).widget()
+    assert repr(ui) == STORED_TEXT
+    assert ui._repr_mimebundle_()["text/plain"] == STORED_TEXT  # what a notebook stores
+    assert "application/vnd.jupyter.widget-view+json" in ui._repr_mimebundle_()
 
 
 def test_without_dot_the_widget_shows_dot_text_and_the_hint(monkeypatch, tmp_path):
@@ -173,7 +214,8 @@ def test_without_dot_the_widget_shows_dot_text_and_the_hint(monkeypatch, tmp_pat
         stepper.next_button.click()
         picture = stepper.picture.value
         assert picture.startswith("<pre>") and html.escape(INSTALL_HINT) in picture
-        assert f"v{stepper.current.position} [fillcolor={CURRENT_COLOUR}" in html.unescape(picture)
+        current = rf"v{stepper.current.position} \[label=[^\n]* fillcolor={CURRENT_COLOUR} "
+        assert re.search(current, html.unescape(picture))
     stepper.reset_button.click()
     assert stepper.label.value.startswith("step 0 of")
 

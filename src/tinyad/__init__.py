@@ -1,13 +1,28 @@
 """tinyad: automatic differentiation from one number to an array engine.
 
 The scalar engine (``Value``) and the array engine (``Tensor``) share one graph
-walk, ``tinyad.graph``.
+walk, ``tinyad.graph``. Importing them needs numpy alone: ``draw`` (the course's
+picture of a graph, ``tinyad.viz``) is imported the first time it is asked for, and
+names the missing package when the course's packages are not installed.
 """
 
 from tinyad.gradcheck import gradcheck
 from tinyad.graph import topo_sort
 from tinyad.scalar import Value
 from tinyad.tensor import Tensor, checkpoint, no_grad
-from tinyad.viz import draw
 
 __all__ = ["Value", "topo_sort", "gradcheck", "draw", "Tensor", "no_grad", "checkpoint"]
+
+
+def __getattr__(name: str):
+    """``tinyad.draw``, imported from ``tinyad.viz`` when first asked for."""
+    if name != "draw":
+        raise AttributeError(f"module 'tinyad' has no attribute {name!r}")
+    try:
+        from tinyad.viz import draw
+    except ImportError as error:
+        raise ImportError(
+            f"tinyad.draw needs the package {error.name!r}, which is not installed; "
+            "python -m pip install -e . installs the course's packages"
+        ) from error
+    return draw

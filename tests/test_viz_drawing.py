@@ -1,7 +1,8 @@
-"""draw(): the nodes and edges it makes, stable names, large graphs, and life without dot."""
+"""draw(): the nodes and edges it makes, stable names, large graphs, its display, and life without dot."""
 
 from __future__ import annotations
 
+import base64
 import re
 import shutil
 
@@ -10,9 +11,11 @@ import pytest
 from IPython.core.formatters import DisplayFormatter
 
 from tinyad import Value, draw, topo_sort
-from tinyad.viz import INSTALL_HINT, MAX_NODES, progress
+from tinyad.viz.drawing import FIT_WIDTH, INSTALL_HINT, MAX_NODES, svg_size
 
-RECORD = re.compile(r"^\s*(v\d+) \[label=\"\{.*shape=record\]$", re.M)
+needs_dot = pytest.mark.skipif(shutil.which("dot") is None, reason="the Graphviz dot program is not installed")
+
+RECORD = re.compile(r"^\s*(v\d+) \[label=\".*shape=record\]$", re.M)
 OP = re.compile(r"^\s*(v\d+_op) \[label=(\S+) ", re.M)
 EDGE = re.compile(r"^\s*(\w+) -> (\w+)", re.M)
 
@@ -41,8 +44,10 @@ def test_a_record_per_value_and_a_node_per_op():
 
 def test_records_show_label_data_and_grad_to_four_digits():
     source = draw(seed_example()).source
-    assert '"{y | data -0.4621 | grad 1}"' in source
-    assert '"{w2 | data -0.5 | grad 1.573}"' in source  # x2 * tanh' = 2 * 0.7864...
+    assert '"y | data -0.4621 | grad 1"' in source
+    assert '"w2 | data -0.5 | grad 1.573"' in source  # x2 * tanh' = 2 * 0.7864...
+    # Top to bottom, braces keep the fields stacked (Graphviz lays them across the ranks).
+    assert '"{y | data -0.4621 | grad 1}"' in draw(seed_example()).top_to_bottom.source
 
 
 def test_source_is_the_same_for_two_builds_of_the_same_graph():
@@ -120,18 +125,77 @@ def test_without_dot_the_display_is_dot_text_and_a_hint(monkeypatch, tmp_path):
     assert INSTALL_HINT in data["text/plain"]
 
 
-@pytest.mark.skipif(shutil.which("dot") is None, reason="the Graphviz dot program is not installed")
-def test_with_dot_the_display_is_svg():
-    bundle, metadata = draw(seed_example())._repr_mimebundle_()
+def chain(n: int) -> Value:
+    """tanh applied n times to a labelled leaf: a graph that is long and thin."""
+    y = Value(0.3, "x")
+    for _ in range(n):
+        y = y.tanh()
+    y.label = "y"
+    return y
+
+
+def test_the_text_form_says_what_is_drawn():
+    drawing = draw(seed_example())
+    assert repr(drawing) == (
+        "<tinyad drawing: the graph of y, 8 values and 4 operations; its DOT text is in .source>"
+    )
+    assert "the last 80 of 1001 values" in repr(draw(chain(1000)))
+
+
+def test_fills_colour_the_nodes_they_name():
+    y = seed_example()
+    leaf = topo_sort(y)[0]
+    source = draw(y, fills={y: "gold", leaf: "lightgrey"}).source
+    assert source.count("style=filled") == 2
+    assert re.search(r"v7 \[label=.*fillcolor=gold", source) and re.search(r"v0 \[label=.*fillcolor=lightgrey", source)
+
+
+@needs_dot
+def test_with_dot_the_display_is_svg_and_png_of_the_same_size():
+    bundle, metadata = draw(chain(2))._repr_mimebundle_()  # narrower than FIT_WIDTH
     svg = bundle["image/svg+xml"]
-    # JupyterLab shows it at its own size (scrolling), not shrunk to the cell's width.
-    assert metadata == {"image/svg+xml": {"unconfined": True}}
     assert svg.lstrip().startswith("<?xml") and "</svg>" in svg
-    assert "tanh" in svg and "data &#45;0.4621" in svg
-    assert "0x" not in bundle["text/plain"]
+    assert "tanh" in svg and "data 0.3" in svg
+    # The PNG shows where SVG is refused (an untrusted notebook), at the SVG's size; no
+    # "unconfined", so JupyterLab scales the PNG down further to a narrower cell.
+    png = base64.b64decode(bundle["image/png"])
+    assert png.startswith(b"\x89PNG")
+    assert metadata == {"image/png": dict(zip(("width", "height"), svg_size(svg)))}
+    width, height = png_size(png)
+    assert abs(width - svg_size(svg)[0]) <= 1 and abs(height - svg_size(svg)[1]) <= 1
+    assert bundle["text/plain"].startswith("<tinyad drawing: the graph of y")
 
 
-def test_progress_outside_a_notebook_is_range_with_a_text_bar(capsys):
-    assert list(progress(5, "training")) == [0, 1, 2, 3, 4]
-    err = capsys.readouterr().err
-    assert "training" in err and "5/5" in err and "100%" in err
+def png_size(png: bytes) -> tuple[int, int]:
+    """A PNG's width and height in pixels, from its IHDR header."""
+    return int.from_bytes(png[16:20], "big"), int.from_bytes(png[20:24], "big")
+
+
+@needs_dot
+def test_a_drawing_a_little_too_wide_is_scaled_to_the_width_and_keeps_its_layout():
+    wide = chain(3)
+    drawing = draw(wide)
+    natural, _ = svg_size(drawing.pipe(format="svg", encoding="utf-8"))
+    assert FIT_WIDTH < natural < 1.25 * FIT_WIDTH  # not worth turning top to bottom
+    picture, svg = drawing.fitted()
+    assert picture is drawing and svg_size(svg)[0] == FIT_WIDTH
+    assert 'viewBox="0.00 0.00' in svg  # the drawing's own coordinates: it scales whole
+    bundle, metadata = drawing._repr_mimebundle_()
+    assert metadata["image/png"]["width"] == FIT_WIDTH
+    assert png_size(base64.b64decode(bundle["image/png"]))[0] == pytest.approx(natural, abs=1)
+
+
+@needs_dot
+def test_a_wide_graph_is_laid_out_top_to_bottom_and_a_narrow_one_is_not():
+    long_one = draw(chain(12))
+    wide, _ = svg_size(long_one.pipe(format="svg", encoding="utf-8"))
+    assert wide > 2 * FIT_WIDTH  # left to right it would be shrunk to under half its size
+    picture, svg = long_one.fitted()
+    assert picture.graph_attr["rankdir"] == "TB" and svg_size(svg)[0] <= FIT_WIDTH
+    assert "rankdir=LR" in long_one.source  # the drawing itself is unchanged
+    bundle, _ = long_one._repr_mimebundle_()
+    assert bundle["image/svg+xml"] == svg
+
+    short_one = draw(chain(1))
+    picture, svg = short_one.fitted()
+    assert picture is short_one and svg_size(svg)[0] <= FIT_WIDTH

@@ -1,0 +1,201 @@
+"""A picture of the computation graph: ``draw(root)``.
+
+``draw(root)`` turns the graph behind ``root`` into a ``Drawing``, a
+``graphviz.Digraph``: a record node per value (its label, data and grad) and a
+small node per operation between the operation's inputs and its output, laid out
+left to right. Nodes are named by their position in ``topo_sort(root)`` (``v0``,
+``v1``, ...), so the same graph gives the same DOT source on every run.
+
+Any graph node (``tinyad.graph.is_node``) can be drawn, ``label`` shown if it has
+one: a ``Value`` shows its numbers, a node whose data is an array its shape.
+
+A graph with more than ``max_nodes`` values (80 by default) is drawn in part:
+the last ``max_nodes`` values in topological order, which are the root and the
+nodes nearest to it. A small "..." feeds each operation whose inputs were left
+out, and one note says how many they are.
+
+In a notebook a drawing displays as SVG with a PNG beside it: JupyterLab refuses
+SVG in a notebook it does not trust (a fresh clone), and notebook viewers may too,
+but they show the PNG. A picture wider than ``FIT_WIDTH`` pixels (about a notebook
+column) is scaled down to it; but a graph that left to right would have to shrink
+much more than top to bottom (a long chain, whose text would become unreadable) is
+laid out top to bottom instead.
+
+Without the Graphviz ``dot`` program a drawing still displays in a notebook:
+as its DOT text, under a one-line hint how to install Graphviz.
+"""
+
+from __future__ import annotations
+
+import base64
+import re
+from typing import Any, Mapping
+
+import graphviz
+
+from tinyad.graph import is_node, topo_sort
+
+MAX_NODES = 80
+NODE_STYLE = {"fontsize": "10"}
+FIT_WIDTH = 800  # pixels: about a notebook column's width in JupyterLab
+
+INSTALL_HINT = (
+    "Graphviz's 'dot' program was not found, so the graph is shown as DOT text. "
+    "To see the picture, install Graphviz itself (pip's graphviz is only the Python side): "
+    "apt install graphviz, conda install -c conda-forge graphviz, or brew install graphviz."
+)
+
+
+class Drawing(graphviz.Digraph):
+    """A graph drawing that displays as SVG + PNG, fitted to the notebook's width.
+
+    ``summary`` is its text form: what a notebook shows where it shows no image.
+    ``top_to_bottom``, if given, is the same graph laid out top to bottom, shown
+    instead when this one is too wide (see ``fitted``).
+    """
+
+    def __init__(self, summary: str, top_to_bottom: graphviz.Digraph | None = None, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.summary = summary
+        self.top_to_bottom = top_to_bottom
+
+    def __repr__(self) -> str:
+        return f"<{self.summary}; its DOT text is in .source>"
+
+    def _repr_mimebundle_(
+        self, include: Any = None, exclude: Any = None, **kwargs: Any
+    ) -> tuple[dict, dict]:
+        """The display data and its metadata, as IPython takes them."""
+        try:
+            picture, svg = self.fitted()
+            png = base64.b64encode(picture.pipe(format="png")).decode("ascii")
+        except graphviz.ExecutableNotFound:
+            return {"text/plain": f"{INSTALL_HINT}\n\n{self.source}"}, {}
+        # Shown at the (fitted) SVG's size: JupyterLab scales a PNG down further when the
+        # cell is narrower, an SVG it shows at its size. The PNG is drawn at 96 dpi, one
+        # pixel per CSS pixel before fitting, so it is never shown larger than it was drawn.
+        width, height = svg_size(svg)
+        bundle = {"text/plain": repr(self), "image/svg+xml": svg, "image/png": png}
+        return bundle, {"image/png": {"width": width, "height": height}}
+
+    def fitted(self) -> tuple[graphviz.Digraph, str]:
+        """The graph to show and its SVG, at most ``FIT_WIDTH`` pixels wide.
+
+        This graph; or, when it is wider than ``FIT_WIDTH``, the top-to-bottom layout if
+        that needs much less scaling down to fit. The SVG says its scaled size.
+        """
+        svg = self.pipe(format="svg", encoding="utf-8")
+        wide, _ = svg_size(svg)
+        if wide <= FIT_WIDTH or self.top_to_bottom is None:
+            return self, _scaled_to_fit(svg)
+        tall_svg = self.top_to_bottom.pipe(format="svg", encoding="utf-8")
+        narrow, _ = svg_size(tall_svg)
+        # Text shrinks with the picture: turn only for a clear gain in its size on screen.
+        if min(1.0, FIT_WIDTH / narrow) > 1.25 * FIT_WIDTH / wide:
+            return self.top_to_bottom, _scaled_to_fit(tall_svg)
+        return self, _scaled_to_fit(svg)
+
+
+SIZE = re.compile(r'<svg width="([\d.]+)pt" height="([\d.]+)pt"')
+
+
+def svg_size(svg: str) -> tuple[int, int]:
+    """The width and height of a Graphviz SVG in CSS pixels (Graphviz writes points)."""
+    match = SIZE.search(svg)
+    if match is None:
+        raise ValueError("no width and height in points at the start of this SVG")
+    return tuple(round(float(size) * 96 / 72) for size in match.groups())
+
+
+def _scaled_to_fit(svg: str) -> str:
+    """The SVG with its width and height scaled down to ``FIT_WIDTH`` pixels wide, if wider.
+
+    Its ``viewBox`` stays, so the whole drawing scales with them.
+    """
+    width, height = (float(size) for size in SIZE.search(svg).groups())
+    scale = FIT_WIDTH * 72 / 96 / width
+    if scale >= 1:
+        return svg
+    return SIZE.sub(f'<svg width="{width * scale:.2f}pt" height="{height * scale:.2f}pt"', svg, count=1)
+
+
+def draw(root: Any, max_nodes: int = MAX_NODES, fills: Mapping[Any, str] | None = None) -> Drawing:
+    """The graph behind ``root`` as a Graphviz drawing: one record per value, one node per op.
+
+    ``fills`` maps nodes to a fill colour (the backward stepper marks its nodes so).
+    """
+    if not is_node(root):
+        raise TypeError(
+            f"draw() needs a graph node (a Value or a Tensor), got {type(root).__name__}"
+        )
+    if isinstance(max_nodes, bool) or not isinstance(max_nodes, int) or max_nodes < 1:
+        raise ValueError(f"draw() needs max_nodes to be a positive int, got {max_nodes!r}")
+    order = topo_sort(root)
+    first = max(0, len(order) - max_nodes)  # values before this position are left out
+    operations = sum(1 for node in order[first:] if node.parents)
+    name = getattr(root, "label", "") or "its output"
+    shown = f"{len(order)} values" if not first else f"the last {max_nodes} of {len(order)} values"
+    summary = f"tinyad drawing: the graph of {name}, {shown} and {operations} operations"
+
+    fills = fills or {}
+    tall = _add_graph(graphviz.Digraph(graph_attr={"rankdir": "TB"}, node_attr=NODE_STYLE), order, first, fills)
+    drawing = Drawing(summary, tall, graph_attr={"rankdir": "LR"}, node_attr=NODE_STYLE)
+    return _add_graph(drawing, order, first, fills)
+
+
+def _add_graph(dot: graphviz.Digraph, order: list, first: int, fills: Mapping[Any, str]) -> graphviz.Digraph:
+    """Add the values ``order[first:]``, their ops and edges to ``dot``; return it."""
+    if first:
+        dot.node("omitted", f"{first} earlier values not drawn; ... marks where they feed in", shape="note")
+    position = {id(node): k for k, node in enumerate(order)}
+    flipped = dot.graph_attr["rankdir"] == "TB"
+    for k in range(first, len(order)):
+        node = order[k]
+        colour = {"style": "filled", "fillcolor": fills[node]} if node in fills else {}
+        dot.node(f"v{k}", _record(node, flipped), shape="record", **colour)
+        if not node.parents:
+            continue
+        op_name = f"v{k}_op"
+        dot.node(op_name, node.op or "?", shape="ellipse", width="0.3", height="0.3")
+        dot.edge(op_name, f"v{k}")
+        omitted_parent = False
+        for parent in node.parents:
+            j = position[id(parent)]
+            if j >= first:
+                dot.edge(f"v{j}", op_name)
+            elif not omitted_parent:  # one stub beside the op, not an edge from afar
+                omitted_parent = True
+                dot.node(f"v{k}_earlier", "...", shape="plaintext")
+                dot.edge(f"v{k}_earlier", op_name, style="dashed")
+    return dot
+
+
+def _record(node: Any, flipped: bool) -> str:
+    """A value's record label, ``label | data ... | grad ...`` (label only if it has one).
+
+    Graphviz lays a record's fields across the rank direction, and ``{...}`` flips them:
+    ``flipped`` (for top to bottom) keeps the fields stacked one above the other there too.
+    """
+    fields = [f"data {_show(node.data)}", f"grad {_show(node.grad)}"]
+    label = getattr(node, "label", "")
+    if label:
+        fields.insert(0, str(label))
+    text = " | ".join(_escape(field) for field in fields)
+    return "{" + text + "}" if flipped else text
+
+
+def _show(x: Any) -> str:
+    """A number to 4 significant digits; an array by its shape; ``None`` as is."""
+    if x is None:
+        return "None"
+    shape = getattr(x, "shape", ())
+    if shape != ():
+        return f"shape {tuple(shape)}"
+    return f"{float(x) + 0.0:.4g}"  # + 0.0 turns -0.0 into 0.0: "grad -0" would only puzzle
+
+
+def _escape(text: str) -> str:
+    """Escape the characters that structure a Graphviz record label."""
+    for char in "\\{}|<>":
+        text = text.replace(char, "\\" + char)
+    return text

@@ -1,0 +1,176 @@
+"""The backward walk replayed one node at a time: ``BackwardStepper(root)``, for lesson 02.
+
+Building a stepper runs the engine's own walk (``tinyad.graph.backward``) once and
+keeps a snapshot of every node's grad after each step. ``widget()`` shows it as
+buttons (reset, previous, next), a line saying what the step did, and the graph
+drawn with that step's grads: the node whose turn it is in gold, the nodes already
+visited in grey. Step 0 is the seed, ``root.grad = 1``; step 1 runs the root's
+rule; both are the root's turn, so both highlight it.
+
+The widget's logic is plain methods (``next``, ``previous``, ``reset``), so tests
+drive it by clicking its buttons. Stored in a notebook that has not run, the widget
+says in words that running the cell brings it to life.
+"""
+
+from __future__ import annotations
+
+import html
+from dataclasses import dataclass
+from typing import Any
+
+import graphviz
+import ipywidgets as widgets
+
+from tinyad import graph
+from tinyad.viz.drawing import INSTALL_HINT, MAX_NODES, Drawing, draw
+
+CURRENT_COLOUR = "gold"  # the node whose turn it is in this step
+DONE_COLOUR = "lightgrey"  # nodes already visited: their grad is final
+STORED_TEXT = "Backward stepper: run this cell to step through the walk"
+
+
+@dataclass(frozen=True)
+class Step:
+    """One moment of the backward walk: the node whose turn it is and every grad after it."""
+
+    position: int  # the node's position in topo_sort(root)
+    grads: tuple[float, ...]  # every node's grad after this step, in topo_sort order
+    message: str  # what happened, in words
+
+
+class StepperView(widgets.VBox):
+    """The stepper's box of widgets; its text form says how to bring a stored copy to life."""
+
+    def __repr__(self) -> str:
+        # A notebook stores this text beside the widget and shows it until the cell runs.
+        return STORED_TEXT
+
+
+class BackwardStepper:
+    """The backward walk from ``root`` replayed one node at a time, for the lesson's widget.
+
+    The walk starts from zero gradients everywhere (as on a fresh graph). The graph's
+    own grads are put back afterwards, so building, stepping and drawing change
+    nothing in the graph.
+    """
+
+    def __init__(self, root: Any, max_nodes: int = MAX_NODES) -> None:
+        if not (graph.is_node(root) and isinstance(root.data, float)):
+            raise TypeError(
+                "BackwardStepper steps a graph of scalar Values (data a float), "
+                f"got a root of type {type(root).__name__}"
+            )
+        self.root = root
+        self.max_nodes = max_nodes
+        self.order: list = graph.topo_sort(root)
+        self.steps: list[Step] = self._record()
+        self.position = 0  # the index into self.steps shown now
+        self._ui: StepperView | None = None  # the widget, once built
+
+    @property
+    def current(self) -> Step:
+        """The step shown now."""
+        return self.steps[self.position]
+
+    @property
+    def node(self) -> Any:
+        """The node highlighted now: the one whose turn it is."""
+        return self.order[self.current.position]
+
+    def next(self) -> None:
+        """Go one step forward in the walk; at the last step, stay there."""
+        self._go(min(self.position + 1, len(self.steps) - 1))
+
+    def previous(self) -> None:
+        """Go one step back; at the seed, stay there."""
+        self._go(max(self.position - 1, 0))
+
+    def reset(self) -> None:
+        """Go back to step 0, the seed."""
+        self._go(0)
+
+    def draw(self) -> Drawing:
+        """The graph with the grads of the current step, the current node highlighted."""
+        visited = {self.order[s.position] for s in self.steps[1 : self.position + 1]}
+        fills = {node: DONE_COLOUR for node in visited}
+        fills[self.node] = CURRENT_COLOUR
+        saved = [node.grad for node in self.order]
+        try:
+            for node, grad in zip(self.order, self.current.grads):
+                node.grad = grad
+            return draw(self.root, max_nodes=self.max_nodes, fills=fills)
+        finally:
+            for node, grad in zip(self.order, saved):
+                node.grad = grad
+
+    def widget(self) -> StepperView:
+        """Buttons (reset, previous, next), a line saying what happened, and the graph."""
+        if self._ui is None:
+            self.reset_button = widgets.Button(description="reset")
+            self.previous_button = widgets.Button(description="previous")
+            self.next_button = widgets.Button(description="next")
+            self.reset_button.on_click(lambda _: self.reset())
+            self.previous_button.on_click(lambda _: self.previous())
+            self.next_button.on_click(lambda _: self.next())
+            self.label = widgets.Label()
+            self.picture = widgets.HTML()
+            buttons = widgets.HBox([self.reset_button, self.previous_button, self.next_button])
+            self._ui = StepperView([buttons, self.label, self.picture])
+            self._show()
+        return self._ui
+
+    # -- helpers ------------------------------------------------------------
+
+    def _go(self, position: int) -> None:
+        self.position = position
+        if self._ui is not None:
+            self._show()
+
+    def _show(self) -> None:
+        """Redraw the widget for the current step: the picture first, then the words with it."""
+        drawing = self.draw()
+        try:
+            _, svg = drawing.fitted()
+        except graphviz.ExecutableNotFound:  # no dot program: the DOT text under the hint
+            text = f"{INSTALL_HINT}\n\n{drawing.source}"
+            picture = f"<pre>{html.escape(text)}</pre>"
+        else:  # inline, scaled down to the notebook's width when wider
+            svg = svg[svg.find("<svg") :].replace("<svg ", '<svg style="max-width: 100%; height: auto" ', 1)
+            picture = f"<div>{svg}</div>"
+        last = len(self.steps) - 1
+        self.label.value = f"step {self.position} of {last}: {self.current.message}"
+        self.picture.value = picture
+        self.previous_button.disabled = self.position == 0
+        self.next_button.disabled = self.position == last
+
+    def _name(self, k: int) -> str:
+        return self.order[k].label or f"v{k}"
+
+    def _record(self) -> list[Step]:
+        """Run the walk from zero grads, snapshotting after each node; restore the grads."""
+        order = self.order
+        saved = [node.grad for node in order]
+        last = len(order) - 1
+        position = {node: k for k, node in enumerate(order)}
+        steps = [Step(last, (0.0,) * last + (1.0,), f"seed: {self._name(last)}.grad = 1")]
+
+        def snapshot(node: Any) -> None:
+            k = position[node]
+            before = steps[-1].grads
+            grads = tuple(n.grad for n in order)
+            if node.backward_rule is None:
+                message = f"{self._name(k)} is a leaf: nothing to pass on, its grad {node.grad:.4g} is final"
+            else:
+                parents = sorted({position[p] for p in node.parents})
+                added = ", ".join(f"{grads[j] - before[j]:.4g} to {self._name(j)}" for j in parents)
+                message = f"{self._name(k)} ({node.op}) added {added}"
+            steps.append(Step(k, grads, message))
+
+        try:
+            for node in order:
+                node.grad = 0.0
+            graph.backward(self.root, seed=1.0, interior_grad=0.0, after_each=snapshot)
+        finally:
+            for node, grad in zip(order, saved):
+                node.grad = grad
+        return steps

@@ -1,0 +1,125 @@
+"""tools/check_in_browser.py: the parts that decide pass or fail, without starting a browser.
+
+CI runs the whole check (.ci/run); these tests pin what it reads from the page.
+"""
+
+from __future__ import annotations
+
+import sys
+import types
+from pathlib import Path
+
+import nbformat
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tools"))
+import check_in_browser as check  # noqa: E402  (tools/ is a folder of scripts, not a package)
+
+
+def state(label: str, *highlighted: tuple[str, list[str]]) -> dict:
+    """A stepper as the page shows it, read as stepper_state reads it."""
+    step, last, message = check.STEP.fullmatch(label).groups()
+    return {"label": label, "step": int(step), "last": int(last), "message": message,
+            "highlighted": list(highlighted), "overflow": 0, "buttons": {}}
+
+
+def test_the_node_a_step_names():
+    assert check.named_node("seed: L.grad = 1") == "L"
+    assert check.named_node("L (+) added 1 to u, 1 to v") == "L"
+    assert check.named_node("x is a leaf: nothing to pass on, its grad 12 is final") == "x"
+    assert check.named_node("v2 (*) added 4 to v0, 2 to v1") == "v2"
+
+
+def test_a_step_passes_when_the_node_it_names_is_highlighted():
+    assert check.check_step(state("step 0 of 7: seed: L.grad = 1", ("v6", ["L", "data 41", "grad 1"])), 0) == ("v6", "L")
+    unlabelled = state("step 1 of 3: v2 (*) added 4 to v0, 2 to v1", ("v2", ["data 8", "grad 1"]))
+    assert check.check_step(unlabelled, 1) == ("v2", "v2")
+
+
+@pytest.mark.parametrize(
+    "seen, step, complaint",
+    [
+        (state("step 1 of 7: L (+) added 1 to u, 1 to v", ("v5", ["u", "data 11", "grad 1"])), 1, "not 'L'"),
+        (state("step 1 of 7: L (+) added 1 to u, 1 to v"), 1, "highlights 0 nodes"),
+        (state("step 1 of 7: L (+) added 1 to u, 1 to v", ("v6", ["L"]), ("v5", ["u"])), 1, "highlights 2 nodes"),
+        (state("step 2 of 7: u (+) added 1 to h, 1 to b", ("v5", ["u"])), 3, "expected step 3"),
+    ],
+)
+def test_a_step_fails_with_what_was_seen(seen, step, complaint):
+    with pytest.raises(check.CheckFailed, match=complaint):
+        check.check_step(seen, step)
+    assert check.settled(seen, step) is None
+
+
+def test_a_picture_wider_than_the_stepper_fails():
+    seen = state("step 0 of 7: seed: L.grad = 1", ("v6", ["L"]))
+    seen["overflow"] = 240
+    with pytest.raises(check.CheckFailed, match="scrolls sideways by 240 px"):
+        check.check_step(seen, 0)
+
+
+def test_outputs_that_scroll_sideways_fail():
+    check.check_no_sideways_scroll("here", [{"overflow": 0, "text": "fine"}, {"overflow": 1, "text": "rounding"}])
+    with pytest.raises(check.CheckFailed, match="300 px wider"):
+        check.check_no_sideways_scroll("here", [{"overflow": 300, "text": "a wide drawing"}])
+
+
+def test_errors_are_told_from_printed_words():
+    traceback = "ZeroDivisionError                         Traceback (most recent call last)\n..."
+    assert check.is_error({"mime": "application/vnd.jupyter.stderr", "text": traceback})
+    assert check.is_error({"mime": "application/vnd.jupyter.stderr", "text": "  Cell In[3]\nSyntaxError: invalid syntax"})
+    assert not check.is_error({"mime": "application/vnd.jupyter.stdout", "text": "ValueError: as the lesson prints it"})
+    assert not check.is_error({"mime": "application/vnd.jupyter.stderr", "text": "training: 100%"})
+
+
+def test_every_code_cell_must_show_an_execution_count():
+    assert check.all_ran(["[1]:", "[2]:", "[12]:"], 3)
+    assert not check.all_ran(["[1]:", "[*]:", "[ ]:"], 3)
+    assert not check.all_ran(["[1]:"], 3)
+
+
+def test_pictures_stored_in_a_notebook_are_counted(tmp_path):
+    nb = nbformat.v4.new_notebook()
+    png = nbformat.v4.new_output("display_data", {"image/png": "iVBORw0KGgo=", "text/plain": "<Figure>"})
+    svg_only = nbformat.v4.new_output("execute_result", {"image/svg+xml": "<svg/>", "text/plain": "x"}, execution_count=2)
+    text = nbformat.v4.new_output("stream", name="stdout", text="no picture\n")
+    nb.cells = [nbformat.v4.new_code_cell("a", outputs=[png, text]), nbformat.v4.new_code_cell("b", outputs=[svg_only])]
+    path = tmp_path / "n.ipynb"
+    nbformat.write(nb, path)
+    assert check.stored_images(path) == 2  # the SVG-only one too: it must show as a PNG and cannot
+    outputs = [{"pngs": [[True, 400, 400], [False, 0, 0]]}, {"pngs": []}]
+    assert check.pngs_loaded(outputs) == 1
+
+
+def test_the_lessons_it_opens_exist():
+    for lesson in check.LESSONS:
+        assert (ROOT / "notebooks" / f"{lesson}.ipynb").exists()
+
+
+def test_without_chromium_it_fails_saying_what_to_install(monkeypatch, tmp_path, capsys):
+    monkeypatch.setattr(check, "CHROMIUM", str(tmp_path / "no-chromium"))
+    monkeypatch.setattr(check, "CHROMEDRIVER", sys.executable)
+    assert check.main(["--screenshots", str(tmp_path / "shots")]) == 1
+    assert "apt install chromium chromium-driver" in capsys.readouterr().err
+
+
+def test_without_selenium_it_fails_saying_what_to_install(monkeypatch, tmp_path, capsys):
+    monkeypatch.setattr(check, "CHROMIUM", sys.executable)
+    monkeypatch.setattr(check, "CHROMEDRIVER", sys.executable)
+    monkeypatch.setitem(sys.modules, "selenium", None)  # import selenium now fails
+    assert check.main(["--screenshots", str(tmp_path / "shots")]) == 1
+    assert 'pip install -e ".[browser]"' in capsys.readouterr().err
+
+
+def test_an_unexpected_error_is_reported_and_fails(monkeypatch, tmp_path, capsys):
+    def broken(*args):
+        raise RuntimeError("chromedriver would not start")
+
+    monkeypatch.setattr(check, "check_all", broken)
+    # Whether or not chromium and Selenium are installed where the tests run:
+    monkeypatch.setattr(check, "CHROMIUM", sys.executable)
+    monkeypatch.setattr(check, "CHROMEDRIVER", sys.executable)
+    monkeypatch.setitem(sys.modules, "selenium", types.ModuleType("selenium"))
+    assert check.main(["--screenshots", str(tmp_path / "shots")]) == 1
+    assert "FAILED: RuntimeError('chromedriver would not start')" in capsys.readouterr().err
