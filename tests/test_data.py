@@ -1,11 +1,20 @@
-"""The seeded toy data sets."""
+"""The seeded toy data sets and the handwritten digits."""
 
 from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+import zipfile
+from importlib import resources
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 from tinyad import data
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def test_xor_is_the_truth_table():
@@ -72,3 +81,109 @@ def test_parity_is_the_running_parity():
 def test_bad_arguments_are_named(call, words):
     with pytest.raises(ValueError, match=words):
         call()
+
+
+# -- the handwritten digits ------------------------------------------------------------
+
+# Images of each digit in the UCI set, 0 to 9.
+DIGIT_COUNTS = [178, 182, 177, 183, 181, 182, 181, 179, 174, 180]
+
+
+def test_digits_shapes_types_and_range():
+    x_train, y_train, x_test, y_test = data.digits()
+    assert x_train.shape == (1346, 64) and x_test.shape == (451, 64)
+    assert y_train.shape == (1346,) and y_test.shape == (451,)
+    assert x_train.dtype == np.float64 and y_train.dtype == np.int64
+    x = np.vstack([x_train, x_test])
+    assert x.min() == 0.0 and x.max() == 1.0
+    np.testing.assert_array_equal(np.unique(x * 16), np.arange(17))  # ink counts 0..16, /16
+    assert np.bincount(np.concatenate([y_train, y_test])).tolist() == DIGIT_COUNTS
+
+
+def test_digits_are_the_known_images():
+    # The first image of the UCI file is a 0: a ring of ink with an empty middle.
+    pixels, labels = data._digits_file()
+    assert labels[0] == 0 and labels[1] == 1
+    zero = pixels[0].reshape(8, 8)
+    assert zero[3:5, 3:5].sum() == 0 and zero[:, 1:3].sum() > 40
+    assert int(pixels.sum()) == 561_718  # the sum of every ink count in the UCI file
+
+
+def test_digits_split_is_seeded_and_covers_every_image_once():
+    a, b = data.digits(seed=3), data.digits(seed=3)
+    for left, right in zip(a, b):
+        np.testing.assert_array_equal(left, right)
+    other = data.digits(seed=4)
+    assert not np.array_equal(a[2], other[2])
+    x_train, _, x_test, _ = a
+    rows = {row.tobytes() for row in np.vstack([x_train, x_test])}
+    everything = {row.tobytes() for row in data._digits_file()[0].astype(np.float64) / 16}
+    assert rows == everything  # (a few images repeat in the data; the sets agree as sets)
+    assert len(x_train) + len(x_test) == 1797
+
+
+@pytest.mark.parametrize("fraction", [0.1, 0.25, 0.5, 0.9])
+def test_digits_split_is_stratified(fraction):
+    _, y_train, _, y_test = data.digits(test_fraction=fraction, seed=1)
+    test_counts = np.bincount(y_test, minlength=10)
+    expected = np.floor(fraction * np.array(DIGIT_COUNTS) + 0.5)
+    np.testing.assert_array_equal(test_counts, expected)
+    np.testing.assert_array_equal(np.bincount(y_train, minlength=10) + test_counts, DIGIT_COUNTS)
+    # Shuffled, not sorted by digit.
+    assert (np.diff(y_test) != 0).sum() > len(y_test) // 3
+
+
+@pytest.mark.parametrize(
+    "fraction, error, words",
+    [
+        (0.0, ValueError, "strictly between 0 and 1.*got 0.0"),
+        (1.0, ValueError, "strictly between 0 and 1.*got 1.0"),
+        (-0.2, ValueError, "got -0.2"),
+        (float("nan"), ValueError, "got nan"),
+        (float("inf"), ValueError, "got inf"),
+        (0.001, ValueError, "leaves the test set empty"),
+        (0.999, ValueError, "leaves the training set empty"),
+        ("0.25", TypeError, "test_fraction must be a number"),
+        (True, TypeError, "test_fraction must be a number"),
+    ],
+)
+def test_digits_refuses_a_bad_test_fraction(fraction, error, words):
+    with pytest.raises(error, match=words):
+        data.digits(test_fraction=fraction)
+
+
+def test_digits_file_is_found_as_package_data():
+    found = resources.files("tinyad").joinpath("datasets").joinpath("digits.npz")
+    assert found.is_file()
+    readme = resources.files("tinyad").joinpath("datasets").joinpath("README.md").read_text()
+    assert "CC BY 4.0" in readme and "Alpaydin" in readme
+
+
+def test_digits_load_from_an_installed_copy(tmp_path):
+    # Build the wheel from a copy of the sources, unpack it as pip would install it, and
+    # load the digits there: the data file must travel with the package.
+    pytest.importorskip("setuptools", reason="building the wheel needs setuptools")
+    source = tmp_path / "source"
+    source.mkdir()
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy(ROOT / name, source / name)
+    shutil.copytree(ROOT / "src", source / "src", ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
+    built = subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", str(source), "--no-deps", "--no-build-isolation",
+         "-w", str(tmp_path / "wheel"), "-q"],
+        capture_output=True, text=True, timeout=120,
+    )
+    assert built.returncode == 0, built.stderr
+    (wheel,) = (tmp_path / "wheel").glob("tinyad-*.whl")
+    site = tmp_path / "site"
+    zipfile.ZipFile(wheel).extractall(site)
+    script = (
+        "import tinyad, tinyad.data as d; "
+        "x, y, xt, yt = d.digits(); "
+        "print(tinyad.__file__); print(len(x) + len(xt))"
+    )
+    ran = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                         cwd=tmp_path, env={"PYTHONPATH": str(site), "PATH": ""}, timeout=60)
+    assert ran.returncode == 0, ran.stderr
+    where, count = ran.stdout.split()
+    assert Path(where).is_relative_to(site) and count == "1797"

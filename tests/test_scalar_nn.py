@@ -1,4 +1,4 @@
-"""Networks of Values and the optimisers that train them."""
+"""Networks of Values (their optimisers: tests/test_optim.py)."""
 
 from __future__ import annotations
 
@@ -8,9 +8,7 @@ import numpy as np
 import pytest
 
 from tinyad import Value, gradcheck
-from tinyad.optim import SGD, Adam
 from tinyad.scalar.nn import MLP, Layer, Neuron, RNNCell
-from torch_reference import needs_torch, torch  # tests/torch_reference.py
 
 
 def test_neuron_computes_tanh_of_a_weighted_sum():
@@ -93,97 +91,6 @@ def test_zero_grad_clears_every_parameter():
     assert any(p.grad != 0.0 for p in mlp.parameters())
     mlp.zero_grad()
     assert all(p.grad == 0.0 for p in mlp.parameters())
-
-
-# -- optimisers on Values, step for step against torch.optim ------------------------
-
-
-def _run(make_opt, torch_opt, steps=5):
-    start = [0.5, -1.5, 2.0]
-    ps = [Value(x) for x in start]
-    ts = [torch.tensor(x, dtype=torch.float64, requires_grad=True) for x in start]
-    opt, topt = make_opt(ps), torch_opt(ts)
-    for _ in range(steps):
-        for params, o in ((ps, opt), (ts, topt)):
-            o.zero_grad()
-            loss = (params[0] * params[1] - 1) ** 2 + (params[2] * 0.5).tanh() + params[0] * params[0]
-            loss.backward()
-            o.step()
-    for p, t in zip(ps, ts):
-        assert p.data == pytest.approx(t.item(), rel=1e-12, abs=1e-14)
-
-
-@needs_torch
-def test_sgd_with_momentum_and_weight_decay_matches_torch():
-    _run(
-        lambda ps: SGD(ps, lr=0.1, momentum=0.9, weight_decay=0.01),
-        lambda ts: torch.optim.SGD(ts, lr=0.1, momentum=0.9, weight_decay=0.01),
-    )
-
-
-@needs_torch
-def test_adam_with_weight_decay_matches_torch():
-    _run(
-        lambda ps: Adam(ps, lr=0.05, weight_decay=0.01),
-        lambda ts: torch.optim.Adam(ts, lr=0.05, weight_decay=0.01),
-    )
-
-
-def test_plain_sgd_step_by_hand():
-    p = Value(1.0)
-    p.grad = 0.5
-    SGD([p], lr=0.1).step()
-    assert p.data == 1.0 - 0.1 * 0.5
-
-
-def test_optimiser_zero_grad_and_bad_settings():
-    p = Value(1.0)
-    p.grad = 3.0
-    opt = SGD([p], lr=0.1)
-    opt.zero_grad()
-    assert p.grad == 0.0
-    with pytest.raises(ValueError, match="empty"):
-        SGD([], lr=0.1)
-    with pytest.raises(ValueError, match="lr must be > 0, got -1"):
-        SGD([p], lr=-1)
-    with pytest.raises(ValueError, match=r"betas\[0\] must be >= 0 and < 1, got 1.0"):
-        Adam([p], betas=(1.0, 0.9))
-    with pytest.raises(ValueError, match=r"betas must be a pair"):
-        Adam([p], betas=(0.9,))
-    with pytest.raises(ValueError, match="eps must be >= 0"):
-        Adam([p], eps=-1e-8)
-    with pytest.raises(TypeError, match="lr must be a number, got '0.1'"):
-        SGD([p], lr="0.1")
-
-
-def test_optimiser_refuses_what_is_not_a_list_of_parameters():
-    # A lone parameter would be iterated (a Tensor into its rows, which never get a
-    # grad): the optimiser would silently train nothing.
-    from tinyad import Tensor
-
-    p = Value(1.0)
-    W = Tensor(np.ones((2, 2)), requires_grad=True)
-    with pytest.raises(TypeError, match=r"one Tensor; pass a list of parameters: \[p\]"):
-        SGD(W, lr=0.1)
-    with pytest.raises(TypeError, match=r"one Value"):
-        SGD(p, lr=0.1)
-    with pytest.raises(TypeError, match=r"got a MLP; pass its parameters: model.parameters\(\)"):
-        SGD(MLP(2, [1]), lr=0.1)
-    with pytest.raises(TypeError, match="parameter 1 is a float"):
-        SGD([p, 1.0], lr=0.1)
-    with pytest.raises(TypeError, match="needs a list of parameters, got 5"):
-        SGD(5, lr=0.1)
-
-
-def test_zero_grad_goes_by_the_kind_of_parameter_not_its_grad():
-    # A learner may set a Value's grad to the int 0; zero_grad still gives it 0.0.
-    from tinyad import Tensor
-
-    v, t = Value(1.0), Tensor([1.0, 2.0], requires_grad=True)
-    v.grad, t.grad = 0, np.ones(2)
-    SGD([v, t], lr=0.1).zero_grad()
-    assert v.grad == 0.0 and isinstance(v.grad, float)
-    assert t.grad is None
 
 
 def test_bad_sizes_and_inputs_are_named():

@@ -1,4 +1,4 @@
-"""tinyad.tensor.nn and the optimisers on Tensor parameters, against PyTorch step for step."""
+"""tinyad.tensor.nn, against PyTorch (the optimisers: tests/test_optim.py)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,6 @@ import numpy as np
 import pytest
 
 from tinyad import Tensor
-from tinyad.optim import SGD, Adam
 from tinyad.tensor import functional as F
 from tinyad.tensor import nn
 
@@ -78,64 +77,6 @@ def test_rnn_shape_errors():
         rnn(np.zeros((7, 2, 4)))
     with pytest.raises(ValueError, match=r"h0 of shape \(2, 5\), got \(2, 4\)"):
         rnn(np.zeros((7, 2, 3)), h0=np.zeros((2, 4)))
-
-
-OPTIMISERS = {
-    "sgd momentum weight decay": (
-        lambda ps: SGD(ps, lr=0.1, momentum=0.9, weight_decay=0.01),
-        lambda ps: torch.optim.SGD(ps, lr=0.1, momentum=0.9, weight_decay=0.01),
-    ),
-    "sgd plain": (lambda ps: SGD(ps, lr=0.05), lambda ps: torch.optim.SGD(ps, lr=0.05)),
-    "adam weight decay": (
-        lambda ps: Adam(ps, lr=0.01, weight_decay=0.1),
-        lambda ps: torch.optim.Adam(ps, lr=0.01, weight_decay=0.1),
-    ),
-}
-
-
-@needs_torch
-@pytest.mark.parametrize("name", sorted(OPTIMISERS))
-def test_optimisers_match_torch_step_for_step(name):
-    make_ours, make_theirs = OPTIMISERS[name]
-    model = nn.MLP(3, [4, 2], seed=5)
-    reference = [torch.tensor(p.data, requires_grad=True) for p in model.parameters()]
-    ours, theirs = make_ours(model.parameters()), make_theirs(reference)
-    rng = np.random.default_rng(6)
-    for step in range(5):
-        x, labels = rng.normal(size=(8, 3)), rng.integers(0, 2, size=8)
-        ours.zero_grad()
-        F.cross_entropy(model(Tensor(x)), labels).backward()
-        ours.step()
-        theirs.zero_grad()
-        w1, b1, w2, b2 = reference
-        logits = torch.relu(torch.tensor(x) @ w1 + b1) @ w2 + b2
-        torch.nn.functional.cross_entropy(logits, torch.tensor(labels)).backward()
-        theirs.step()
-        for p, r in zip(model.parameters(), reference):
-            np.testing.assert_allclose(p.data, r.detach().numpy(), rtol=1e-10, atol=1e-12,
-                                       err_msg=f"step {step}")
-
-
-def test_optimiser_keeps_float32_and_skips_parameters_without_grad():
-    model = nn.Linear(3, 2, seed=0, dtype=np.float32)
-    before = model.b.data.copy()
-    opt = SGD(model.parameters(), lr=0.1, momentum=0.9)
-    (model.W * 1).sum().backward()  # only W gets a gradient
-    opt.step()
-    assert model.W.data.dtype == np.float32
-    np.testing.assert_array_equal(model.b.data, before)
-
-
-def test_adam_keeps_float32_in_its_state_and_parameters():
-    model = nn.Linear(3, 2, seed=0, dtype=np.float32)
-    opt = Adam(model.parameters(), lr=0.01, weight_decay=0.1)
-    for _ in range(2):
-        opt.zero_grad()
-        F.mse(model(np.ones((4, 3))), np.zeros((4, 2))).backward()
-        opt.step()
-    assert all(p.data.dtype == np.float32 for p in model.parameters())
-    assert all(m.dtype == np.float32 for m in opt.m.values())
-    assert all(v.dtype == np.float32 for v in opt.v.values())
 
 
 def test_bad_sizes_are_named():

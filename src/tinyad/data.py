@@ -1,12 +1,20 @@
-"""Small seeded data sets for the lessons: nothing is downloaded, everything is generated.
+"""Small seeded data sets for the lessons: nothing is downloaded at run time.
 
 Each function takes a ``seed``: the same seed gives the same numbers on every run
 and every machine. Points come as a float64 array of shape ``(n, 2)``; labels of a
 two-class set as ``-1.0`` / ``+1.0`` (the target a tanh output or a squared error
 wants), of a many-class set as integers ``0 .. k-1`` (what ``cross_entropy`` wants).
+
+The toy sets are generated; ``digits`` reads real handwritten digits from a small
+file installed with the package (``tinyad/datasets/``, whose README names the source
+and the licence).
 """
 
 from __future__ import annotations
+
+import math
+import numbers
+from importlib import resources
 
 import numpy as np
 
@@ -95,3 +103,50 @@ def parity_sequences(count: int, length: int, seed: int = 0) -> tuple[np.ndarray
     bits = rng.integers(0, 2, size=(count, length)).astype(np.float64)
     parity = np.cumsum(bits, axis=1) % 2
     return bits, parity
+
+
+def digits(
+    test_fraction: float = 0.25, seed: int = 0
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The UCI handwritten digits, split into ``(x_train, y_train, x_test, y_test)``.
+
+    1,797 images of 8 x 8 pixels: ``x`` is float64 of shape ``(n, 64)`` in [0, 1] (the
+    pixels row by row, 0..16 ink counts divided by 16), ``y`` the digit as an int64
+    ``0 .. 9``. The split is stratified: of each digit's images, ``test_fraction`` (rounded)
+    go to the test set, chosen by ``numpy.random.default_rng(seed)``; both sets then come
+    in a seeded random order. The same seed gives the same split.
+
+    Data: E. Alpaydin and C. Kaynak, "Optical Recognition of Handwritten Digits", UCI
+    Machine Learning Repository (CC BY 4.0); shipped in ``tinyad/datasets/digits.npz``.
+    """
+    if isinstance(test_fraction, bool) or not isinstance(test_fraction, numbers.Real):
+        raise TypeError(f"test_fraction must be a number between 0 and 1, got {test_fraction!r}")
+    if not (math.isfinite(test_fraction) and 0 < test_fraction < 1):
+        raise ValueError(
+            f"test_fraction must be strictly between 0 and 1 (the test set's share), got {test_fraction}"
+        )
+    pixels, labels = _digits_file()
+    rng = np.random.default_rng(seed)
+    test_parts, train_parts = [], []
+    for digit in range(10):
+        mine = rng.permutation(np.flatnonzero(labels == digit))
+        n_test = int(math.floor(test_fraction * len(mine) + 0.5))
+        test_parts.append(mine[:n_test])
+        train_parts.append(mine[n_test:])
+    test = rng.permutation(np.concatenate(test_parts))
+    train = rng.permutation(np.concatenate(train_parts))
+    if len(test) == 0 or len(train) == 0:
+        raise ValueError(
+            f"test_fraction={test_fraction} leaves the {'test' if len(test) == 0 else 'training'} "
+            f"set empty ({len(labels)} images, about 180 of each digit)"
+        )
+    x = pixels.astype(np.float64) / 16.0
+    y = labels.astype(np.int64)
+    return x[train], y[train], x[test], y[test]
+
+
+def _digits_file() -> tuple[np.ndarray, np.ndarray]:
+    """The shipped pixels (uint8, 0..16, shape (1797, 64)) and labels (uint8, shape (1797,))."""
+    with resources.files("tinyad").joinpath("datasets").joinpath("digits.npz").open("rb") as f:
+        with np.load(f) as npz:
+            return npz["pixels"], npz["labels"]

@@ -1,15 +1,27 @@
 """Optimisers: SGD (with momentum and weight decay) and Adam.
 
+``Optimizer.step()`` walks the parameters and calls ``update(p, state)`` for each one
+that has a gradient; ``state`` is that parameter's own dict (a momentum buffer, Adam's
+moments), kept from step to step in ``optimizer.state``. ``SGD.update`` and
+``Adam.update`` are the rules themselves, public and short, for a lesson to print.
+
 They read and write only ``p.data`` and ``p.grad``, so the same classes drive
 ``Value`` parameters (floats) and ``Tensor`` parameters (NumPy arrays). The
 update rules are ``torch.optim.SGD``'s and ``torch.optim.Adam``'s, in the same
-order of operations, so the same run gives the same numbers in both.
+order of operations, so the same run gives the same numbers in both, to rounding.
+
+What would corrupt a parameter is refused where it enters: a setting that is not a
+finite number in range, a parameter that is not a leaf, the same parameter twice
+(at construction), and a gradient whose shape is not its parameter's (at ``step()``).
 """
 
 from __future__ import annotations
 
+import math
 import numbers
 from typing import Any, Iterable
+
+import numpy as np
 
 
 class Optimizer:
@@ -19,6 +31,7 @@ class Optimizer:
         self.params = _parameter_list(params)
         _check_setting("lr", lr, low=0.0, low_allowed=False)
         self.lr = lr
+        self.state: list[dict[str, Any]] = [{} for _ in self.params]
 
     def zero_grad(self) -> None:
         # A Value's grad is a float and starts at 0.0; a Tensor's is an array or
@@ -27,18 +40,21 @@ class Optimizer:
             p.grad = None if hasattr(p.data, "shape") else 0.0
 
     def step(self) -> None:
-        for i, p in enumerate(self.params):
+        """One update of every parameter that has a gradient (a Tensor's may be None)."""
+        for k, (p, state) in enumerate(zip(self.params, self.state)):
             if p.grad is not None:
-                self._update(i, p)
+                _check_grad_shape(k, p)
+                self.update(p, state)
 
-    def _update(self, i: int, p: Any) -> None:
-        raise NotImplementedError
+    def update(self, p: Any, state: dict[str, Any]) -> None:
+        """Move one parameter ``p`` by its gradient; ``state`` is its own dict, kept between steps."""
+        raise NotImplementedError(f"{type(self).__name__} must define update(p, state)")
 
 
 class SGD(Optimizer):
     """``p -= lr * g``, where ``g`` is the gradient plus weight decay, through momentum if any.
 
-    The momentum buffer starts as the first gradient, then ``buf = momentum * buf + g``.
+    The momentum buffer starts as the first gradient, then ``buffer = momentum * buffer + g``.
     """
 
     def __init__(
@@ -49,22 +65,26 @@ class SGD(Optimizer):
         _check_setting("weight_decay", weight_decay, low=0.0)
         self.momentum = momentum
         self.weight_decay = weight_decay
-        self.buffers: dict[int, Any] = {}
 
-    def _update(self, i: int, p: Any) -> None:
+    def update(self, p: Any, state: dict[str, Any]) -> None:
         g = p.grad
-        if self.weight_decay:
+        if self.weight_decay:  # a pull of every weight towards 0, added to the gradient
             g = g + self.weight_decay * p.data
         if self.momentum:
-            buf = self.buffers.get(i)
-            buf = g * 1.0 if buf is None else self.momentum * buf + g  # g * 1.0: a copy
-            self.buffers[i] = buf
-            g = buf
+            if "buffer" in state:
+                state["buffer"] = self.momentum * state["buffer"] + g
+            else:
+                state["buffer"] = g * 1.0  # the first gradient, copied
+            g = state["buffer"]
         p.data = p.data - self.lr * g
 
 
 class Adam(Optimizer):
-    """Adam with bias correction; ``eps`` is added outside the square root."""
+    """Adam: steps along a running mean of the gradient, scaled by a running mean of its square.
+
+    Both means start at 0, so each is divided by its bias correction ``1 - beta**t``;
+    ``eps`` is added outside the square root, as in PyTorch.
+    """
 
     def __init__(
         self,
@@ -81,29 +101,29 @@ class Adam(Optimizer):
             _check_setting(name, beta, low=0.0, high=1.0)
         _check_setting("eps", eps, low=0.0)
         _check_setting("weight_decay", weight_decay, low=0.0)
-        self.betas = betas
+        self.betas = tuple(betas)
         self.eps = eps
         self.weight_decay = weight_decay
-        self.t: dict[int, int] = {}
-        self.m: dict[int, Any] = {}
-        self.v: dict[int, Any] = {}
 
-    def _update(self, i: int, p: Any) -> None:
+    def update(self, p: Any, state: dict[str, Any]) -> None:
         beta1, beta2 = self.betas
         g = p.grad
-        if self.weight_decay:
+        if self.weight_decay:  # as in SGD: added to the gradient
             g = g + self.weight_decay * p.data
-        t = self.t.get(i, 0) + 1
-        m = beta1 * self.m.get(i, 0.0) + (1 - beta1) * g
-        v = beta2 * self.v.get(i, 0.0) + (1 - beta2) * g * g
-        self.t[i], self.m[i], self.v[i] = t, m, v
-        step_size = self.lr / (1 - beta1**t)
-        denom = v**0.5 / (1 - beta2**t) ** 0.5 + self.eps
-        p.data = p.data - step_size * m / denom
+        state["t"] = state.get("t", 0) + 1  # steps taken
+        # First moment: a running mean of the gradient (starts at 0).
+        state["m"] = beta1 * state.get("m", 0.0) + (1 - beta1) * g
+        # Second moment: a running mean of the gradient squared, element by element.
+        state["v"] = beta2 * state.get("v", 0.0) + (1 - beta2) * g * g
+        # Bias correction: undo the pull towards the zeros the means started from.
+        m_hat = state["m"] / (1 - beta1 ** state["t"])
+        v_hat = state["v"] / (1 - beta2 ** state["t"])
+        # Step by the mean over its typical size; eps outside the square root.
+        p.data = p.data - self.lr * m_hat / (v_hat**0.5 + self.eps)
 
 
 def _parameter_list(params: Any) -> list:
-    """``params`` as a list of parameters, or a TypeError that says what to pass instead."""
+    """``params`` as a list of distinct leaves, or an error that says what to pass instead."""
     what = type(params).__name__
     if callable(getattr(params, "parameters", None)):
         raise TypeError(f"the optimiser got a {what}; pass its parameters: model.parameters()")
@@ -115,22 +135,49 @@ def _parameter_list(params: Any) -> list:
         raise TypeError(f"the optimiser needs a list of parameters, got {params!r}") from None
     if not params:
         raise ValueError("the optimiser got an empty list of parameters")
+    first_seen: dict[int, int] = {}
     for k, p in enumerate(params):
         if not (hasattr(p, "data") and hasattr(p, "grad")):
             raise TypeError(
                 f"parameter {k} is a {type(p).__name__}: parameters are Values or Tensors "
                 "(the leaves whose .data the optimiser updates from their .grad)"
             )
+        if getattr(p, "parents", ()):
+            raise ValueError(
+                f"parameter {k} is not a leaf: it was computed (op {getattr(p, 'op', '?')!r}) from "
+                f"{len(p.parents)} parent(s), and the next forward pass would not use it; pass the "
+                "leaves you created (model.parameters()), or .detach() it into a new leaf"
+            )
+        if id(p) in first_seen:
+            raise ValueError(
+                f"parameter {k} is the same object as parameter {first_seen[id(p)]}: it would be "
+                "updated twice per step; list each parameter once"
+            )
+        first_seen[id(p)] = k
     return params
+
+
+def _check_grad_shape(k: int, p: Any) -> None:
+    """A gradient of the parameter's own shape, or a ValueError naming both shapes."""
+    if type(p.grad) is float and type(p.data) is float:  # a Value's: one number each, quickly
+        return
+    grad_shape, data_shape = np.shape(p.grad), np.shape(p.data)
+    if grad_shape != data_shape:
+        raise ValueError(
+            f"parameter {k} has shape {data_shape} but its grad has shape {grad_shape}: the "
+            "update would change the parameter's shape; a gradient must have its parameter's shape"
+        )
 
 
 def _check_setting(
     name: str, value: Any, low: float, high: float | None = None, low_allowed: bool = True
 ) -> None:
-    """A number in range: ``low <= value`` (``<`` if not ``low_allowed``), ``value < high``."""
+    """A finite number in range: ``low <= value`` (``<`` if not ``low_allowed``), ``value < high``."""
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise TypeError(f"{name} must be a number, got {value!r}")
+    bounds = f"{'>=' if low_allowed else '>'} {low:g}" + (f" and < {high:g}" if high is not None else "")
+    if not math.isfinite(value):
+        raise ValueError(f"{name} must be a finite number {bounds}, got {value}")
     too_low = value < low if low_allowed else value <= low
     if too_low or (high is not None and value >= high):
-        bounds = f"{'>=' if low_allowed else '>'} {low:g}" + (f" and < {high:g}" if high is not None else "")
         raise ValueError(f"{name} must be {bounds}, got {value}")

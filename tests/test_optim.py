@@ -1,0 +1,272 @@
+"""tinyad.optim: SGD and Adam on Values and Tensors, against torch.optim step for step,
+and what they refuse."""
+
+from __future__ import annotations
+
+import inspect
+
+import numpy as np
+import pytest
+
+from tinyad import Tensor, Value
+from tinyad.optim import SGD, Adam, Optimizer
+from tinyad.scalar.nn import MLP
+from tinyad.tensor import functional as F
+from tinyad.tensor import nn
+from torch_reference import needs_torch, torch  # tests/torch_reference.py
+
+# -- on Values, step for step against torch.optim ---------------------------------------
+
+
+def _run(make_opt, torch_opt, steps=5):
+    start = [0.5, -1.5, 2.0]
+    ps = [Value(x) for x in start]
+    ts = [torch.tensor(x, dtype=torch.float64, requires_grad=True) for x in start]
+    opt, topt = make_opt(ps), torch_opt(ts)
+    for _ in range(steps):
+        for params, o in ((ps, opt), (ts, topt)):
+            o.zero_grad()
+            loss = (params[0] * params[1] - 1) ** 2 + (params[2] * 0.5).tanh() + params[0] * params[0]
+            loss.backward()
+            o.step()
+    for p, t in zip(ps, ts):
+        assert p.data == pytest.approx(t.item(), rel=1e-12, abs=1e-14)
+
+
+@needs_torch
+def test_sgd_with_momentum_and_weight_decay_matches_torch():
+    _run(
+        lambda ps: SGD(ps, lr=0.1, momentum=0.9, weight_decay=0.01),
+        lambda ts: torch.optim.SGD(ts, lr=0.1, momentum=0.9, weight_decay=0.01),
+    )
+
+
+@needs_torch
+def test_adam_with_weight_decay_matches_torch():
+    _run(
+        lambda ps: Adam(ps, lr=0.05, weight_decay=0.01),
+        lambda ts: torch.optim.Adam(ts, lr=0.05, weight_decay=0.01),
+    )
+
+
+def test_plain_sgd_step_by_hand():
+    p = Value(1.0)
+    p.grad = 0.5
+    SGD([p], lr=0.1).step()
+    assert p.data == 1.0 - 0.1 * 0.5
+
+
+def test_optimiser_zero_grad_and_bad_settings():
+    p = Value(1.0)
+    p.grad = 3.0
+    opt = SGD([p], lr=0.1)
+    opt.zero_grad()
+    assert p.grad == 0.0
+    with pytest.raises(ValueError, match="empty"):
+        SGD([], lr=0.1)
+    with pytest.raises(ValueError, match="lr must be > 0, got -1"):
+        SGD([p], lr=-1)
+    with pytest.raises(ValueError, match=r"betas\[0\] must be >= 0 and < 1, got 1.0"):
+        Adam([p], betas=(1.0, 0.9))
+    with pytest.raises(ValueError, match=r"betas must be a pair"):
+        Adam([p], betas=(0.9,))
+    with pytest.raises(ValueError, match="eps must be >= 0"):
+        Adam([p], eps=-1e-8)
+    with pytest.raises(TypeError, match="lr must be a number, got '0.1'"):
+        SGD([p], lr="0.1")
+
+
+def test_optimiser_refuses_what_is_not_a_list_of_parameters():
+    # A lone parameter would be iterated (a Tensor into its rows, which never get a
+    # grad): the optimiser would silently train nothing.
+    from tinyad import Tensor
+
+    p = Value(1.0)
+    W = Tensor(np.ones((2, 2)), requires_grad=True)
+    with pytest.raises(TypeError, match=r"one Tensor; pass a list of parameters: \[p\]"):
+        SGD(W, lr=0.1)
+    with pytest.raises(TypeError, match=r"one Value"):
+        SGD(p, lr=0.1)
+    with pytest.raises(TypeError, match=r"got a MLP; pass its parameters: model.parameters\(\)"):
+        SGD(MLP(2, [1]), lr=0.1)
+    with pytest.raises(TypeError, match="parameter 1 is a float"):
+        SGD([p, 1.0], lr=0.1)
+    with pytest.raises(TypeError, match="needs a list of parameters, got 5"):
+        SGD(5, lr=0.1)
+
+
+def test_zero_grad_goes_by_the_kind_of_parameter_not_its_grad():
+    # A learner may set a Value's grad to the int 0; zero_grad still gives it 0.0.
+    from tinyad import Tensor
+
+    v, t = Value(1.0), Tensor([1.0, 2.0], requires_grad=True)
+    v.grad, t.grad = 0, np.ones(2)
+    SGD([v, t], lr=0.1).zero_grad()
+    assert v.grad == 0.0 and isinstance(v.grad, float)
+    assert t.grad is None
+
+
+# -- on Tensors, step for step against torch.optim --------------------------------------
+
+OPTIMISERS = {
+    "sgd momentum weight decay": (
+        lambda ps: SGD(ps, lr=0.1, momentum=0.9, weight_decay=0.01),
+        lambda ps: torch.optim.SGD(ps, lr=0.1, momentum=0.9, weight_decay=0.01),
+    ),
+    "sgd plain": (lambda ps: SGD(ps, lr=0.05), lambda ps: torch.optim.SGD(ps, lr=0.05)),
+    "adam weight decay": (
+        lambda ps: Adam(ps, lr=0.01, weight_decay=0.1),
+        lambda ps: torch.optim.Adam(ps, lr=0.01, weight_decay=0.1),
+    ),
+}
+
+
+@needs_torch
+@pytest.mark.parametrize("name", sorted(OPTIMISERS))
+def test_optimisers_match_torch_step_for_step(name):
+    make_ours, make_theirs = OPTIMISERS[name]
+    model = nn.MLP(3, [4, 2], seed=5)
+    reference = [torch.tensor(p.data, requires_grad=True) for p in model.parameters()]
+    ours, theirs = make_ours(model.parameters()), make_theirs(reference)
+    rng = np.random.default_rng(6)
+    for step in range(5):
+        x, labels = rng.normal(size=(8, 3)), rng.integers(0, 2, size=8)
+        ours.zero_grad()
+        F.cross_entropy(model(Tensor(x)), labels).backward()
+        ours.step()
+        theirs.zero_grad()
+        w1, b1, w2, b2 = reference
+        logits = torch.relu(torch.tensor(x) @ w1 + b1) @ w2 + b2
+        torch.nn.functional.cross_entropy(logits, torch.tensor(labels)).backward()
+        theirs.step()
+        for p, r in zip(model.parameters(), reference):
+            np.testing.assert_allclose(p.data, r.detach().numpy(), rtol=1e-10, atol=1e-12,
+                                       err_msg=f"step {step}")
+
+
+def test_optimiser_keeps_float32_and_skips_parameters_without_grad():
+    model = nn.Linear(3, 2, seed=0, dtype=np.float32)
+    before = model.b.data.copy()
+    opt = SGD(model.parameters(), lr=0.1, momentum=0.9)
+    (model.W * 1).sum().backward()  # only W gets a gradient
+    opt.step()
+    assert model.W.data.dtype == np.float32
+    np.testing.assert_array_equal(model.b.data, before)
+
+
+def test_adam_keeps_float32_in_its_state_and_parameters():
+    model = nn.Linear(3, 2, seed=0, dtype=np.float32)
+    opt = Adam(model.parameters(), lr=0.01, weight_decay=0.1)
+    for _ in range(2):
+        opt.zero_grad()
+        F.mse(model(np.ones((4, 3))), np.zeros((4, 2))).backward()
+        opt.step()
+    assert all(p.data.dtype == np.float32 for p in model.parameters())
+    assert all(s["m"].dtype == np.float32 and s["v"].dtype == np.float32 for s in opt.state)
+
+
+# -- the rule is a public method, one parameter at a time -------------------------------
+
+
+def test_step_calls_update_once_per_parameter_with_its_own_state():
+    calls = []
+
+    class Recorder(Optimizer):
+        def update(self, p, state):
+            state["n"] = state.get("n", 0) + 1
+            calls.append((p, state["n"]))
+
+    a, b, c = Value(1.0), Tensor([1.0, 2.0], requires_grad=True), Tensor([3.0], requires_grad=True)
+    a.grad, b.grad = 1.0, np.ones(2)  # c has no grad: skipped
+    opt = Recorder([a, b, c], lr=0.1)
+    opt.step()
+    opt.step()
+    assert [(p is a or p is b, n) for p, n in calls] == [(True, 1), (True, 1), (True, 2), (True, 2)]
+    assert [s.get("n") for s in opt.state] == [2, 2, None]
+    with pytest.raises(NotImplementedError, match="Optimizer must define update"):
+        Optimizer([a], lr=0.1).step()
+
+
+def test_adam_update_reads_as_the_rule():
+    source = inspect.getsource(Adam.update)
+    for words in ("First moment", "Second moment", "Bias correction", "v_hat**0.5 + self.eps"):
+        assert words in source
+
+
+def test_adam_first_step_moves_each_weight_by_lr():
+    # After one step m_hat = g and v_hat = g * g, so every weight moves by lr * g / (|g| + eps).
+    p = Tensor([1.0, -2.0, 3.0], requires_grad=True)
+    p.grad = np.array([0.5, -4.0, 1e-3])
+    Adam([p], lr=0.1).step()
+    expected = np.array([1.0, -2.0, 3.0]) - 0.1 * p.grad / (np.abs(p.grad) + 1e-8)
+    np.testing.assert_allclose(p.data, expected, rtol=1e-15)
+
+
+# -- what would corrupt a parameter is refused -----------------------------------------
+
+
+@pytest.mark.parametrize("bad", [float("nan"), float("inf"), -float("inf"), np.float64("nan")])
+@pytest.mark.parametrize(
+    "make, name",
+    [
+        (lambda p, x: SGD([p], lr=x), "lr"),
+        (lambda p, x: SGD([p], lr=0.1, momentum=x), "momentum"),
+        (lambda p, x: SGD([p], lr=0.1, weight_decay=x), "weight_decay"),
+        (lambda p, x: Adam([p], lr=x), "lr"),
+        (lambda p, x: Adam([p], betas=(x, 0.999)), r"betas\[0\]"),
+        (lambda p, x: Adam([p], betas=(0.9, x)), r"betas\[1\]"),
+        (lambda p, x: Adam([p], eps=x), "eps"),
+        (lambda p, x: Adam([p], weight_decay=x), "weight_decay"),
+    ],
+)
+def test_settings_that_are_not_finite_are_refused(make, name, bad):
+    with pytest.raises(ValueError, match=rf"{name} must be a finite number .*got -?(nan|inf)"):
+        make(Value(1.0), bad)
+
+
+@pytest.mark.parametrize("kind", ["Value", "Tensor"])
+def test_a_parameter_that_is_not_a_leaf_is_refused(kind):
+    leaf = Value(2.0) if kind == "Value" else Tensor([2.0], requires_grad=True)
+    computed = leaf * 3
+    for make in (lambda ps: SGD(ps, lr=0.1), lambda ps: Adam(ps)):
+        with pytest.raises(ValueError, match=r"parameter 1 is not a leaf: .*op '\*'.*from 2 parent"):
+            make([leaf, computed])
+    SGD([leaf, computed.detach()], lr=0.1)  # detached: a new leaf, accepted
+
+
+@pytest.mark.parametrize("kind", ["Value", "Tensor"])
+def test_the_same_parameter_twice_is_refused(kind):
+    p = Value(2.0) if kind == "Value" else Tensor([2.0], requires_grad=True)
+    q = Value(2.0) if kind == "Value" else Tensor([2.0], requires_grad=True)
+    with pytest.raises(ValueError, match="parameter 2 is the same object as parameter 0"):
+        SGD([p, q, p], lr=0.1)
+    with pytest.raises(ValueError, match="parameter 1 is the same object as parameter 0"):
+        Adam([p, p])
+    SGD([p, q], lr=0.1)  # equal numbers, different parameters: fine
+
+
+@pytest.mark.parametrize("make", [lambda ps: SGD(ps, lr=0.1, momentum=0.9), lambda ps: Adam(ps)])
+def test_a_grad_of_another_shape_is_refused_and_the_parameter_kept(make):
+    w = Tensor(np.ones((3, 2)), requires_grad=True)
+    v = Value(1.0)
+    opt = make([v, w])
+    w.grad = np.ones((2,))  # would broadcast: w.data would silently stay (3, 2)...
+    v.grad = 1.0
+    with pytest.raises(ValueError, match=r"parameter 1 has shape \(3, 2\) but its grad has shape \(2,\)"):
+        opt.step()
+    w.grad = np.ones((4, 3, 2))  # ... or silently become (4, 3, 2)
+    with pytest.raises(ValueError, match=r"shape \(3, 2\) but its grad has shape \(4, 3, 2\)"):
+        opt.step()
+    assert w.shape == (3, 2)
+    np.testing.assert_array_equal(w.data, np.ones((3, 2)))
+    v.grad = np.ones(2)  # a Value's grad is one number
+    w.grad = None
+    with pytest.raises(ValueError, match=r"parameter 0 has shape \(\) but its grad has shape \(2,\)"):
+        opt.step()
+
+
+def test_right_shapes_and_int_grads_still_step():
+    v, w = Value(1.0), Tensor(np.ones((3, 2)), requires_grad=True)
+    v.grad, w.grad = 2, np.full((3, 2), 0.5)  # a learner's int grad on a Value is fine
+    SGD([v, w], lr=0.1).step()
+    assert v.data == pytest.approx(0.8) and np.allclose(w.data, 0.95)
