@@ -178,34 +178,95 @@ def check_finite_differences(
     f: Callable[..., Any], inputs: Sequence[Any], what: str, tried: str, hint: str
 ) -> None:
     """``gradcheck(f, *inputs)`` passes: backward's gradients are numbers that match finite
-    differences (``tinyad.gradcheck`` computes them; a ``nan`` from backward fails here)."""
+    differences. ``tinyad.gradcheck`` computes them and fails a ``nan`` or a wrong shape; the
+    scalar engine itself refuses a gradient that is nan or beyond a float."""
     from tinyad.gradcheck import gradcheck
 
     try:
         gradcheck(f, *inputs)
         finding = None
-    except AssertionError as error:
+    except (AssertionError, ArithmeticError) as error:
         finding = str(error)
-    if finding is not None:
+    if finding is not None:  # failed outside the except block: no traceback within a traceback
         fail(what, tried, "backward's gradients equal to the finite-difference slopes", finding, hint)
-    # A nan from backward is no gradient at all, and a gradient has its input's shape,
-    # whatever finite differences (which compare by broadcasting) say.
-    saved = [(x.grad, getattr(x, "requires_grad", None)) for x in inputs]
-    for x in inputs:
-        x.grad = 0.0 if isinstance(x.data, float) else None
-        if hasattr(x, "requires_grad"):
-            x.requires_grad = True  # as gradcheck does: every input is checked
+
+
+# -- helpers for lesson 06 --
+
+
+def stretched_axes(shape: Sequence[int], out_shape: Sequence[int]) -> tuple[int, ...]:
+    """The axes of ``out_shape`` that broadcasting ``shape`` to it added in front or stretched.
+
+    A gradient of shape ``out_shape`` is summed over these axes to get back to ``shape``.
+    Example: ``stretched_axes((3, 1), (2, 3, 4)) == (0, 2)``.
+    """
+    shape, out_shape = tuple(shape), tuple(out_shape)
+    extra = len(out_shape) - len(shape)
+    if extra < 0 or any(n not in (m, 1) for n, m in zip(shape, out_shape[extra:])):
+        raise ValueError(f"shape {shape} does not broadcast to shape {out_shape}")
+    stretched = [extra + i for i, (n, m) in enumerate(zip(shape, out_shape[extra:])) if n == 1 != m]
+    return tuple(range(extra)) + tuple(stretched)
+
+
+def _unsummed(expected: tuple[int, ...], got: tuple[int, ...]) -> str:
+    """Why ``got`` is not ``expected``, when ``expected`` broadcasts to ``got``: the axes left unsummed."""
+    extra = len(got) - len(expected)
+    added = [str(a) for a in stretched_axes(expected, got) if a < extra]
+    stretched = [str(a) for a in stretched_axes(expected, got) if a >= extra]
+    parts = []
+    for kind, found in (("added", added), ("stretched", stretched)):
+        if found:
+            axis = "axis" if len(found) == 1 else "axes"
+            verb = "was" if len(found) == 1 else "were"
+            parts.append(f"the {kind} {axis} {', '.join(found)} {verb} not summed")
+    return " and ".join(parts)
+
+
+def check_shape(got: Any, expected: Sequence[int], what: str, tried: Any, hint: str) -> None:
+    """``got`` (an array, a Tensor, or a shape tuple) has shape ``expected``; an array must be finite.
+
+    When ``expected`` broadcasts to the shape that came back, the message names the axes
+    that were not summed: "got (3, 4): the stretched axis 1 was not summed".
+    """
+    expected = tuple(expected)
+    if got is None:
+        fail(what, tried, f"shape {expected}", "None", hint)
+    if isinstance(got, (tuple, list)) and all(_is_number(n) for n in got):
+        if not all(float(n).is_integer() and n >= 0 for n in got):
+            fail(what, tried, f"shape {expected}", f"{tuple(got)}, which is not a shape", hint)
+        shape = tuple(int(n) for n in got)
+    elif hasattr(got, "shape"):
+        shape = tuple(got.shape)
+        data = getattr(got, "data", got) if hasattr(got, "parents") else got
+        array = np.asarray(data)
+        if array.dtype.kind in "fc" and not np.isfinite(array).all():
+            fail(what, tried, f"a finite array of shape {expected}",
+                 f"an array of shape {shape} with {int((~np.isfinite(array)).sum())} nan or inf "
+                 "entries", hint)
+    else:
+        fail(what, tried, f"shape {expected}", f"{got!r} (of type {type(got).__name__})",
+             "return a NumPy array (or a shape, as a tuple of ints)")
+    if shape == expected:
+        return
     try:
-        f(*inputs).backward()
-        grads = [np.asarray(0.0 if x.grad is None else x.grad, dtype=np.float64) for x in inputs]
-    finally:
-        for x, (grad, needed) in zip(inputs, saved):
-            x.grad = grad
-            if needed is not None:
-                x.requires_grad = needed
-    for i, (x, grad) in enumerate(zip(inputs, grads)):
-        if grad.shape != np.shape(x.data):
-            fail(what, tried, f"a gradient of shape {np.shape(x.data)} for input {i}, its own shape",
-                 f"shape {grad.shape}", hint)
-        if not np.all(np.isfinite(grad)):
-            fail(what, tried, "finite gradients from backward", f"{_show(grad)} for input {i}", hint)
+        why = _unsummed(expected, shape)
+    except ValueError:  # not an unsummed broadcast: perhaps summed too far
+        why = ""
+        if shape == tuple(n for n in expected if n != 1):
+            why = "its size-1 axes were dropped (keepdims=True keeps them)"
+        elif len(shape) < len(expected) and expected[len(expected) - len(shape):] == shape:
+            lost = len(expected) - len(shape)
+            why = ("axis 0 was summed away, but the operand has it" if lost == 1 else
+                   f"axes 0 to {lost - 1} were summed away, but the operand has them")
+    fail(what, tried, f"shape {expected}", f"shape {shape}" + (f": {why}" if why else ""), hint)
+
+
+def call_checked(fn: Callable[..., Any], *args: Any, what: str, tried: Any, hint: str) -> Any:
+    """``fn(*args)``; an exception other than ``NotImplementedError`` fails the check, naming it."""
+    try:
+        return fn(*args)
+    except NotImplementedError:
+        raise
+    except Exception as error:  # noqa: BLE001 - any error in the learner's code is reported
+        finding = f"{type(error).__name__}: {error}"
+    fail(what, tried, "an answer", finding, hint)
