@@ -1,4 +1,4 @@
-"""softmax, log_softmax, logsumexp, cross_entropy, mse, linear, rnn_step: correct and stable."""
+"""softmax, log_softmax, logsumexp, cross_entropy, mse, linear, rnn_step, log_sigmoid, BCE: correct and stable."""
 
 from __future__ import annotations
 
@@ -261,3 +261,85 @@ def test_logsumexp_gradient_keeps_full_precision_far_from_zero(dtype, offset):
     expected = _reference_softmax(np.array([0.0, 1.0, -3.0]))
     rtol = 10 * np.finfo(dtype).eps
     np.testing.assert_allclose(x.grad, expected, rtol=rtol)
+
+
+# -- log_sigmoid and binary cross-entropy on logits --------------------------------
+
+SIGMOID_ROW = np.array([-1e4, -800.0, -50.0, -1.0, 0.0, 0.5, 30.0, 1e4])
+BCE_TARGETS = np.array([0.0, 1.0, 1.0, 0.3, 1.0, 0.0, 0.0, 1.0])
+
+
+@needs_torch
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_log_sigmoid_like_torch_on_extreme_inputs(dtype):
+    tol = dict(rtol=1e-6, atol=1e-7) if dtype == np.float32 else dict(rtol=1e-12, atol=1e-300)
+    _check(F.log_sigmoid, torch.nn.functional.logsigmoid, [SIGMOID_ROW], dtype=dtype, **tol)
+
+
+@needs_torch
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_binary_cross_entropy_with_logits_like_torch(dtype):
+    tol = dict(rtol=1e-6, atol=1e-7) if dtype == np.float32 else dict(rtol=1e-12, atol=1e-300)
+    # Gradients for both the logits and the targets, as PyTorch gives them.
+    _check(F.binary_cross_entropy_with_logits,
+           torch.nn.functional.binary_cross_entropy_with_logits,
+           [SIGMOID_ROW, BCE_TARGETS], dtype=dtype, **tol)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_log_sigmoid_and_bce_need_no_reference_library_and_raise_no_warning(dtype):
+    # log(sigmoid(x)) = -log(1 + exp(-x)); its slope is sigmoid(-x).
+    data = np.array([-1e4, -50.0, -1.0, 0.0, 2.0, 50.0, 1e4], dtype=dtype)
+    with np.errstate(over="ignore"):  # the reference's own exp(1e4) is inf, and so is its log
+        expected = -np.logaddexp(0.0, -data.astype(np.float64))
+        slope = 1 / (1 + np.exp(data.astype(np.float64)))
+    tol = dict(rtol=1e-6, atol=1e-30) if dtype == np.float32 else dict(rtol=1e-14, atol=1e-300)
+    with np.errstate(all="raise", under="ignore"):
+        x = Tensor(data, requires_grad=True)
+        y = F.log_sigmoid(x)
+        y.backward(np.ones_like(data))
+        assert y.dtype == np.dtype(dtype) and x.grad.dtype == np.dtype(dtype)
+        np.testing.assert_allclose(y.data, expected, **tol)
+        np.testing.assert_allclose(x.grad, slope, **tol)
+        x.grad = None
+        t = np.array([0.0, 1.0, 0.5, 1.0, 0.0, 1.0, 0.0])
+        loss = F.binary_cross_entropy_with_logits(x, t)
+        loss.backward()
+        assert loss.dtype == np.dtype(dtype) and x.grad.dtype == np.dtype(dtype)
+        # -t log(s) - (1 - t) log(1 - s), with log(s) = log_sigmoid(x), log(1 - s) = log_sigmoid(-x)
+        reference = -(t * expected + (1 - t) * (-np.logaddexp(0.0, data.astype(np.float64))))
+        np.testing.assert_allclose(loss.item(), reference.mean(), rtol=1e-6 if dtype == np.float32 else 1e-14)
+        np.testing.assert_allclose(x.grad, (1 - slope - t) / len(t), **tol)
+    assert y.data[0] == -1e4 and loss.item() > 1e4 / 7 - 1  # x = -1e4 with target 0 costs 1e4
+
+
+def test_log_sigmoid_of_minus_50_in_float32_is_minus_50():
+    # sigmoid(-50) is 1.9e-22 and log(sigmoid(-50.)) works too, but a few hundred further down
+    # sigmoid rounds to 0 and its log is -inf: log_sigmoid never takes that log.
+    y = F.log_sigmoid(Tensor([-50.0], dtype=np.float32))
+    assert y.dtype == np.float32 and y.item() == pytest.approx(-50.0, rel=1e-7)
+    assert F.log_sigmoid(Tensor([-800.0], dtype=np.float64)).item() == pytest.approx(-800.0)
+    assert F.log_sigmoid(Tensor([-1e4], dtype=np.float32)).item() == -1e4
+
+
+def test_log_sigmoid_and_bce_gradients_match_finite_differences():
+    rng = np.random.default_rng(9)
+    x = Tensor(rng.normal(size=(3, 4)) * 3, requires_grad=True)
+    t = Tensor(rng.uniform(size=(3, 4)), requires_grad=True)
+    weights = Tensor(rng.normal(size=(3, 4)))
+    assert gradcheck(lambda x: (F.log_sigmoid(x) * weights).sum(), x)
+    assert gradcheck(lambda x, t: F.binary_cross_entropy_with_logits(x, t), x, t)
+    assert gradcheck(lambda x: F.binary_cross_entropy_with_logits(x * 2, np.ones((3, 4))), x)
+
+
+def test_binary_cross_entropy_with_logits_refuses_bad_input():
+    x = Tensor(np.zeros((2, 3)))
+    with pytest.raises(ValueError, match=r"same shape.*\(2, 3\).*\(3,\)"):
+        F.binary_cross_entropy_with_logits(x, np.zeros(3))
+    with pytest.raises(ValueError, match=r"in \[0, 1\].*2 entries are outside, the first is 1\.5"):
+        F.binary_cross_entropy_with_logits(x, [[0.0, 1.5, 0.0], [-0.5, 0.0, 1.0]])
+    with pytest.raises(ValueError, match=r"empty.*\(0, 3\)"):
+        F.binary_cross_entropy_with_logits(Tensor(np.zeros((0, 3))), np.zeros((0, 3)))
+    with pytest.raises(ValueError, match=r"finite"):  # a nan target never gets in
+        F.binary_cross_entropy_with_logits(x, [[0.0, np.nan, 0.0], [0.0, 0.0, 1.0]])
+    assert F.binary_cross_entropy_with_logits(x, np.full((2, 3), 0.5)).item() == pytest.approx(np.log(2))

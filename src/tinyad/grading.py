@@ -270,3 +270,60 @@ def call_checked(fn: Callable[..., Any], *args: Any, what: str, tried: Any, hint
     except Exception as error:  # noqa: BLE001 - any error in the learner's code is reported
         finding = f"{type(error).__name__}: {error}"
     fail(what, tried, "an answer", finding, hint)
+
+
+# -- helpers for lesson 07 --
+
+
+def call_strictly(fn: Callable[..., Any], *args: Any, what: str, tried: str, hint: str) -> Any:
+    """``fn(*args)`` with NumPy's overflow, divide-by-zero and invalid-value warnings as failures.
+
+    Runs under ``np.errstate(all="raise", under="ignore")``: a tiny result rounding to 0 is
+    correct, anything else NumPy would warn about fails the check, naming what NumPy reported.
+    """
+    import warnings
+
+    try:
+        with np.errstate(all="raise", under="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("error", RuntimeWarning)
+            return fn(*args)
+    except (FloatingPointError, RuntimeWarning) as error:
+        reported = f"{type(error).__name__}: {error}"
+    fail(what, tried, "a result with no overflow, division by zero or invalid value",
+         f"NumPy reported {reported}", hint)
+
+
+def check_array_gradient(
+    f: Callable[[np.ndarray], Any],
+    x: Any,
+    grad: Any,
+    what: str,
+    tried: str,
+    hint: str,
+    eps: float = 1e-6,
+    atol: float = 1e-6,
+    rtol: float = 1e-5,
+) -> None:
+    """``grad`` is the gradient of the scalar NumPy function ``f`` at ``x``, by central differences.
+
+    The differences are taken in float64 (``f`` is called on float64 copies of ``x``).
+    """
+    point = np.array(x, dtype=np.float64)
+    numeric = np.zeros_like(point)
+    for index in np.ndindex(point.shape):
+        up, down = point.copy(), point.copy()
+        up[index] += eps
+        down[index] -= eps
+        numeric[index] = (float(f(up)) - float(f(down))) / (2 * eps)
+    try:
+        got = np.asarray(grad, dtype=np.float64)
+    except (TypeError, ValueError):
+        fail(what, tried, f"an array of shape {point.shape}", f"{grad!r} (of type {type(grad).__name__})",
+             hint)
+    check(got.shape == point.shape, what, tried, f"a gradient of shape {point.shape}",
+          f"shape {got.shape}", "the gradient has one entry per input entry, in the input's shape")
+    close = np.abs(got - numeric) <= atol + rtol * np.abs(numeric)  # False wherever got is nan
+    if not close.all():
+        worst = tuple(int(i) for i in np.argwhere(~close)[0])
+        fail(what, tried, f"{numeric[worst]:.10g} at index {worst} (finite differences)",
+             f"{got[worst]:.10g} at index {worst}", hint)

@@ -15,6 +15,10 @@ The numerical care, in one place:
 - ``log_softmax(x) = x - logsumexp(x)``: computed directly, never as
   ``log(softmax(x))``, whose tiny probabilities round to 0 and give ``-inf``.
 - ``cross_entropy`` takes logits, not probabilities, and uses ``log_softmax``.
+- ``log_sigmoid(x) = min(x, 0) - log1p(exp(-|x|))``: the log of the sigmoid without
+  taking a log of it (``sigmoid(-800.)`` rounds to 0, whose log is ``-inf``); ``exp``
+  only ever sees numbers <= 0. ``binary_cross_entropy_with_logits`` is built on the
+  same form, and takes logits, not probabilities, for the same reason.
 - Nothing representable is thrown away: a term far below the maximum is a tiny
   number, not 0 (``softmax([0, -400])[1]`` is about 1.9e-174), and only what is too
   small for the float type rounds to 0, as IEEE arithmetic says.
@@ -186,6 +190,63 @@ def cross_entropy_backward(out: Tensor) -> None:
     grad[np.arange(batch), labels] -= 1
     grad *= out.grad / batch
     accumulate(logits, grad)
+
+
+def _sigmoid(x: np.ndarray) -> np.ndarray:
+    """``1 / (1 + exp(-x))`` of an array, with ``exp`` only ever of numbers <= 0."""
+    z = np.exp(-np.abs(x))
+    return np.where(x >= 0, 1 / (1 + z), z / (1 + z))
+
+
+def log_sigmoid(x: Tensor) -> Tensor:
+    """``log(sigmoid(x))`` elementwise, as ``min(x, 0) - log1p(exp(-|x|))``: finite for any finite x."""
+    x = _tensor(x)
+    data = np.minimum(x.data, 0) - np.log1p(np.exp(-np.abs(x.data)))
+    return Tensor(data, parents=(x,), op="log_sigmoid", backward_rule=log_sigmoid_backward)
+
+
+def log_sigmoid_backward(out: Tensor) -> None:
+    # d log(sigmoid(x)) / dx = 1 - sigmoid(x) = sigmoid(-x), computed in the stable form.
+    (x,) = out.parents
+    accumulate(x, out.grad * _sigmoid(-x.data))
+
+
+def binary_cross_entropy_with_logits(logits: Tensor, targets: Any) -> Tensor:
+    """Mean of ``-(t log(sigmoid(x)) + (1 - t) log(1 - sigmoid(x)))``; targets in [0, 1], same shape.
+
+    Computed as ``max(x, 0) - x t + log1p(exp(-|x|))``, which never takes the log of 0.
+    """
+    logits = _tensor(logits)
+    targets = _constant_like(targets, logits)
+    if logits.shape != targets.shape:
+        raise ValueError(
+            f"binary_cross_entropy_with_logits needs logits and targets of the same shape, "
+            f"got {logits.shape} and {targets.shape}"
+        )
+    if logits.size == 0:
+        raise ValueError(f"binary_cross_entropy_with_logits of empty tensors (shape {logits.shape})")
+    t = targets.data
+    outside = ~((t >= 0) & (t <= 1))
+    if outside.any():
+        raise ValueError(
+            f"binary_cross_entropy_with_logits needs targets in [0, 1] (probabilities of the "
+            f"positive class): {int(outside.sum())} entries are outside, the first is "
+            f"{t[outside][0]:.6g}"
+        )
+    x = logits.data
+    losses = np.maximum(x, 0) - x * t + np.log1p(np.exp(-np.abs(x)))
+    return Tensor(np.sum(losses) / x.size, parents=(logits, targets), op="bce_with_logits",
+                  backward_rule=binary_cross_entropy_with_logits_backward)
+
+
+def binary_cross_entropy_with_logits_backward(out: Tensor) -> None:
+    # d loss / dx = (sigmoid(x) - t) / n, and d loss / dt = -x / n.
+    logits, targets = out.parents
+    scale = out.grad / logits.size
+    if logits.requires_grad:
+        accumulate(logits, (_sigmoid(logits.data) - targets.data) * scale)
+    if targets.requires_grad:
+        accumulate(targets, logits.data * -scale)
 
 
 def mse(pred: Tensor, target: Any) -> Tensor:
