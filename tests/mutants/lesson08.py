@@ -69,19 +69,10 @@ def predict_nbytes(batch, nin, nhidden, nout, itemsize):
             # plain numbers returned, but total still chains every step's loss
             TRAIN.replace("total += loss.item()", "total = total + loss")
                  .replace("running.append(total / (step + 1))", "running.append(total.item() / (step + 1))"),
-            # every loss kept in a list, to average at the end
-            '''
-def train(model, x, y, steps, lr):
-    opt = SGD(model.parameters(), lr=lr)
-    losses = []
-    for step in range(steps):
-        loss = F.mse(model(x), y)
-        opt.zero_grad()
-        loss.backward()
-        opt.step()
-        losses.append(loss)
-    return [sum(l.item() for l in losses[:n + 1]) / (n + 1) for n in range(steps)]
-''',
+            # every loss kept in a list, and the mean taken from it
+            TRAIN.replace("    total = 0.0\n", "    losses = []\n")
+                 .replace("total += loss.item()\n        running.append(total / (step + 1))",
+                          "losses.append(loss)\n        running.append(sum(l.item() for l in losses) / (step + 1))"),
             # the leak fixed, but the gradients never cleared
             TRAIN.replace("        opt.zero_grad()\n", ""),
             # each step's loss, not the running mean
