@@ -107,3 +107,8 @@ def test_bad_sizes_and_inputs_are_named():
         MLP(2, 4)
     with pytest.raises(TypeError, match="takes a list of 2 inputs, got float"):
         MLP(2, [1])(1.0)
+
+
+def test_a_network_called_on_strings_names_what_it_got():
+    with pytest.raises(TypeError, match=r"Value\(\) needs a real number, got str: 'a'"):
+        MLP(2, [3, 1], seed=0)(["a", "b"])

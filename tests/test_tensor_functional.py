@@ -343,3 +343,10 @@ def test_binary_cross_entropy_with_logits_refuses_bad_input():
     with pytest.raises(ValueError, match=r"finite"):  # a nan target never gets in
         F.binary_cross_entropy_with_logits(x, [[0.0, np.nan, 0.0], [0.0, 0.0, 1.0]])
     assert F.binary_cross_entropy_with_logits(x, np.full((2, 3), 0.5)).item() == pytest.approx(np.log(2))
+
+
+def test_nothing_representable_is_flushed_to_zero():
+    p = F.softmax(Tensor([0.0, -400.0]))
+    assert p.data[1] == pytest.approx(np.exp(-400.0), rel=1e-12)  # about 1.9e-174, not 0
+    s = Tensor([-50.0], dtype=np.float32).sigmoid()
+    assert s.data[0] == pytest.approx(np.exp(-50.0), rel=1e-5)  # about 1.9e-22, not 0

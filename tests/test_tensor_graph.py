@@ -445,3 +445,81 @@ def test_float32_data_too_large_for_float32_is_named():
         Tensor([1.0, 1e300], dtype=np.float32)
     with pytest.raises(ValueError, match=r"1 entries are nan or inf, the first at index \(1,\)"):
         Tensor([1.0, np.inf], dtype=np.float32)
+
+
+# -- bad input, found by trying the public API adversarially --------------------------
+
+
+def test_zero_size_shapes_work_through_matmul_and_elementwise_backward():
+    a = Tensor(np.ones((2, 1, 3)), requires_grad=True)
+    b = Tensor(np.ones((3, 0)), requires_grad=True)
+    (a @ b).sum().backward()
+    assert a.grad.shape == (2, 1, 3) and not a.grad.any() and b.grad.shape == (3, 0)
+    x = Tensor(np.zeros((0, 3)), requires_grad=True)
+    ((x * 2 + 1).exp().tanh().sum()).backward()
+    assert x.grad.shape == (0, 3)
+
+
+def test_softmax_over_an_empty_axis_and_an_empty_batch_say_so():
+    from tinyad.tensor import functional as F
+
+    for fn in (F.softmax, F.log_softmax, F.logsumexp):
+        with pytest.raises(ValueError, match=r"axis 1 of shape \(2, 0\) is empty"):
+            fn(Tensor(np.zeros((2, 0))))
+    for labels in ([], np.array([], dtype=int)):
+        with pytest.raises(ValueError, match="empty batch"):
+            F.cross_entropy(Tensor(np.zeros((0, 3))), labels)
+
+
+def test_a_mask_is_a_mask_and_a_tensor_is_not_an_index():
+    x = Tensor([1.0, 2.0, 3.0], requires_grad=True)
+    picked = x[np.array([True, False, True])]
+    np.testing.assert_array_equal(picked.data, [1.0, 3.0])
+    picked.sum().backward()
+    np.testing.assert_array_equal(x.grad, [1.0, 0.0, 1.0])
+    np.testing.assert_array_equal(x[[True, False, True]].data, [1.0, 3.0])
+    with pytest.raises(IndexError, match="a Tensor cannot be an index"):
+        x[Tensor([True, False, True])]
+
+
+def test_an_index_array_changed_after_the_forward_pass_moves_nothing():
+    x = Tensor([1.0, 2.0, 3.0], requires_grad=True)
+    index = np.array([0, 0, 2])
+    y = x[index]
+    index[:] = 1  # the caller reuses its array
+    y.sum().backward()
+    np.testing.assert_array_equal(x.grad, [2.0, 0.0, 1.0])
+
+
+@pytest.mark.parametrize("make, words", [
+    (lambda: Tensor(None), "needs numbers"),
+    (lambda: Tensor([1.0], requires_grad="no"), "requires_grad must be True or False, got 'no'"),
+    (lambda: Tensor(np.ones((2, 3))).sum(axis=True), "axis must be None, an int or a tuple of ints, got True"),
+    (lambda: Tensor([1.0]) + "a", "needs a Tensor, a NumPy array or a real number"),
+])
+def test_generic_errors_are_named(make, words):
+    with pytest.raises(TypeError, match=words):
+        make()
+
+
+def test_no_grad_belongs_to_the_thread_that_enters_it():
+    import threading
+
+    from tinyad import no_grad
+
+    x = Tensor([1.0], requires_grad=True)
+    inside, entered, done = [], threading.Event(), threading.Event()
+
+    def other_thread():
+        entered.wait(5)
+        inside.append((x * 2).requires_grad)  # recorded: no_grad is the main thread's
+        done.set()
+
+    worker = threading.Thread(target=other_thread)
+    worker.start()
+    with no_grad():
+        entered.set()
+        done.wait(5)
+        assert not (x * 2).requires_grad
+    worker.join(5)
+    assert inside == [True]

@@ -62,7 +62,13 @@ def _one_axis(axis: int, x: Tensor) -> int:
         raise ValueError("softmax-like functions need a tensor with at least one axis, got shape ()")
     if not isinstance(axis, (int, np.integer)):
         raise TypeError(f"softmax-like functions work along one axis, an int; got axis={axis!r}")
-    return axes(axis, x.shape)[0]
+    axis = axes(axis, x.shape)[0]
+    if x.shape[axis] == 0:
+        raise ValueError(
+            f"softmax-like functions need entries along their axis, but axis {axis} of shape "
+            f"{x.shape} is empty: there is no largest entry to subtract and nothing to normalise"
+        )
+    return axis
 
 
 def _shifted_exp(x: np.ndarray, axis: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -143,6 +149,8 @@ def _labels(targets: Labels, logits: Tensor) -> np.ndarray:
         labels = targets.data.astype(np.intp)
     else:
         labels = np.asarray(targets)
+        if labels.size == 0:
+            labels = labels.astype(np.intp)  # an empty list has no dtype of its own
     if labels.dtype.kind not in "iu":
         raise TypeError(f"cross_entropy needs integer class labels, got dtype {labels.dtype}")
     if logits.ndim != 2:
