@@ -38,10 +38,17 @@ EXP_LIMIT = math.log(1.7976931348623157e308)  # about 709.78: exp of more is bey
 
 
 class Value:
-    """A number with a gradient, its parents and the rule that feeds them."""
+    """A number with a gradient, its parents and the rule that feeds them.
 
-    # No per-node __dict__: a node is these seven fields and nothing more.
-    __slots__ = ("data", "grad", "parents", "op", "label", "backward_rule", "saved")
+    ``parents`` is the tuple of the one or two values this one was computed from. A
+    node stores them in two slots and builds the tuple when asked: a stored tuple
+    would be a second object per node for Python's garbage collector to look at,
+    and on graphs of many thousands of nodes that collector is where the time goes
+    (benchmarks/README.md measures it). Nothing else depends on this.
+    """
+
+    # No per-node __dict__: a node is these eight slots and nothing more.
+    __slots__ = ("data", "grad", "_first", "_second", "op", "label", "backward_rule", "saved")
 
     def __init__(
         self,
@@ -59,11 +66,21 @@ class Value:
             raise overflow_error(op, parents)
         self.data: float = data
         self.grad: float = 0.0
-        self.parents: tuple[Value, ...] = parents
+        self._first: Value | None = parents[0] if parents else None
+        self._second: Value | None = parents[1] if len(parents) == 2 else None
         self.op: str = op
         self.label: str = label
         self.backward_rule: Rule | None = backward_rule
         self.saved: object = saved
+
+    @property
+    def parents(self) -> tuple[Value, ...]:
+        """The values this one was computed from, in operand order (``()`` for a leaf)."""
+        if self._first is None:
+            return ()
+        if self._second is None:
+            return (self._first,)
+        return (self._first, self._second)
 
     def __repr__(self) -> str:
         label = f", label={self.label!r}" if self.label else ""
