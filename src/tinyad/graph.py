@@ -29,7 +29,7 @@ from typing import Any, Callable, Optional, Protocol, runtime_checkable
 
 @runtime_checkable
 class Node(Protocol):
-    """A node of either engine's graph: ``isinstance(x, Node)`` asks whether ``x`` is one."""
+    """A node of either engine's graph: the fields the walk, the drawing and the checks read."""
 
     data: Any
     grad: Any
@@ -38,9 +38,16 @@ class Node(Protocol):
     backward_rule: Optional[Callable[[Any], None]]
 
 
+NODE_FIELDS = ("data", "grad", "parents", "op", "backward_rule")
+
+
 def is_node(x: object) -> bool:
-    """Whether ``x`` is a node of a graph (a ``Value`` or a ``Tensor``)."""
-    return isinstance(x, Node)
+    """Whether ``x`` is a node of a graph (a ``Value`` or a ``Tensor``): it has every field of ``Node``.
+
+    The same question as ``isinstance(x, Node)``, asked directly: a Protocol's isinstance
+    is slow, and ``topo_sort`` asks it on every call.
+    """
+    return all(hasattr(x, field) for field in NODE_FIELDS)
 
 
 def topo_sort(root: Any) -> list:
