@@ -1,0 +1,151 @@
+"""Wrong answers that lesson 07's checks must catch, and a right one they must accept."""
+
+MUTANTS = {
+    1: {  # a stable log-sum-exp
+        "wrong": {
+            "the naive formula": """
+                return np.log(np.sum(np.exp(x), axis=axis))
+            """,
+            "the axis kept": """
+                m = np.max(x, axis=axis, keepdims=True)
+                return m + np.log(np.sum(np.exp(x - m), axis=axis, keepdims=True))
+            """,
+            "one maximum for the whole array": """
+                m = np.max(x)
+                return m + np.log(np.sum(np.exp(x - m), axis=axis))
+            """,
+            "the maximum never added back": """
+                m = np.max(x, axis=axis, keepdims=True)
+                return np.log(np.sum(np.exp(x - m), axis=axis))
+            """,
+            "the maximum of the absolute values": """
+                m = np.max(np.abs(np.where(np.isinf(x), 0, x)), axis=axis, keepdims=True)
+                return np.squeeze(m + np.log(np.sum(np.exp(x - m), axis=axis, keepdims=True)), axis)
+            """,
+        },
+        "right": """
+            m = np.max(x, axis=axis)
+            shifted = np.exp(x - np.expand_dims(m, axis))
+            return m + np.log(shifted.sum(axis=axis))
+        """,
+    },
+    2: {  # cross-entropy and its gradient
+        "wrong": {
+            "log of the softmax": """
+                batch = logits.shape[0]
+                e = np.exp(logits - logits.max(axis=1, keepdims=True))
+                p = e / e.sum(axis=1, keepdims=True)
+                rows = np.arange(batch)
+                grad = p.copy()
+                grad[rows, labels] -= 1
+                return float(-np.log(p[rows, labels]).mean()), grad / batch
+            """,
+            "no shift": """
+                batch = logits.shape[0]
+                e = np.exp(logits)
+                s = e.sum(axis=1, keepdims=True)
+                rows = np.arange(batch)
+                grad = e / s
+                grad[rows, labels] -= 1
+                return float(np.mean(np.log(s[:, 0]) - logits[rows, labels])), grad / batch
+            """,
+            "the gradient of the sum": """
+                batch = logits.shape[0]
+                m = logits.max(axis=1, keepdims=True)
+                e = np.exp(logits - m)
+                s = e.sum(axis=1, keepdims=True)
+                rows = np.arange(batch)
+                loss = np.mean(m[:, 0] + np.log(s[:, 0]) - logits[rows, labels])
+                grad = e / s
+                grad[rows, labels] -= 1
+                return float(loss), grad
+            """,
+            "the one-hot sign flipped": """
+                batch = logits.shape[0]
+                m = logits.max(axis=1, keepdims=True)
+                e = np.exp(logits - m)
+                s = e.sum(axis=1, keepdims=True)
+                rows = np.arange(batch)
+                loss = np.mean(m[:, 0] + np.log(s[:, 0]) - logits[rows, labels])
+                grad = e / s
+                grad[rows, labels] += 1
+                return float(loss), grad / batch
+            """,
+            "the loss summed": """
+                batch = logits.shape[0]
+                m = logits.max(axis=1, keepdims=True)
+                e = np.exp(logits - m)
+                s = e.sum(axis=1, keepdims=True)
+                rows = np.arange(batch)
+                loss = np.sum(m[:, 0] + np.log(s[:, 0]) - logits[rows, labels])
+                grad = e / s
+                grad[rows, labels] -= 1
+                return float(loss), grad / batch
+            """,
+        },
+        "right": """
+            batch = len(labels)
+            lse = np.logaddexp.reduce(logits, axis=1)
+            rows = np.arange(batch)
+            grad = np.exp(logits - lse[:, None])
+            grad[rows, labels] -= 1
+            return float(np.mean(lse - logits[rows, labels])), grad / batch
+        """,
+    },
+    3: {  # a stable sigmoid
+        "wrong": {
+            "exp(-x) overflows": """
+                return 1 / (1 + np.exp(-x))
+            """,
+            "exp(x) overflows": """
+                return np.exp(x) / (1 + np.exp(x))
+            """,
+            "np.where of two unstable branches": """
+                return np.where(x >= 0, 1 / (1 + np.exp(-x)), np.exp(x) / (1 + np.exp(x)))
+            """,
+            "x clipped": """
+                return 1 / (1 + np.exp(-np.clip(x, -30, 30)))
+            """,
+            "1 - 1 / (1 + z) for x < 0": """
+                z = np.exp(-np.abs(x))
+                return np.where(x >= 0, 1 / (1 + z), 1 - 1 / (1 + z))
+            """,
+            "the tanh identity": """
+                return 0.5 * (1 + np.tanh(x / 2))
+            """,
+            "float64 whatever the input": """
+                x = np.asarray(x, dtype=np.float64)
+                z = np.exp(-np.abs(x))
+                return np.where(x >= 0, 1 / (1 + z), z / (1 + z))
+            """,
+        },
+        "right": """
+            return np.exp(-np.logaddexp(0, -x))
+        """,
+    },
+    4: {  # the finite-difference step
+        "wrong": {
+            "gradcheck's default 1e-6": """
+                return 1e-6
+            """,
+            "the forward difference's sqrt(eps)": """
+                return eps ** 0.5
+            """,
+            "eps itself": """
+                return eps
+            """,
+            "a fixed 1e-2": """
+                return 1e-2
+            """,
+            "eps ** (1 / 4)": """
+                return eps ** 0.25
+            """,
+            "a tenth of eps ** (1 / 3)": """
+                return 0.1 * eps ** (1 / 3)
+            """,
+        },
+        "right": """
+            return (3 * eps) ** (1 / 3)
+        """,
+    },
+}
