@@ -4,19 +4,22 @@ Every operation has the same three beats, and its local backward rule sits right
 below it:
 
 1. compute the forward number;
-2. make the output node: ``Value(number, parents=..., op=..., backward_rule=...)``;
+2. make the output node: ``node(number, parents=..., op=..., backward_rule=...)``;
 3. the rule, ``rule(out)``, adds ``out.grad`` times the local derivative into each
    parent's ``grad``. It runs later, when ``backward()`` walks the graph.
 
 Nothing is computed backward until ``backward()`` runs: the forward pass only
 records the graph. The walk itself lives in ``tinyad.graph``.
 
-``Value(...)`` is the one constructor. A learner's ``Value(2.0)`` makes a leaf and
-checks that it got a finite real number; an op passes the keyword-only
-``parents``, ``op``, ``backward_rule`` (and ``saved``, what the rule needs beyond
-the parents) to make its output, and the constructor checks that the result is
-still a float (an overflow is an error that names the operation, never a silent
-inf). A plain number on either side of an operator becomes a constant leaf.
+``node(...)`` is the one constructor: every Value, leaf or output, is made there and
+nowhere else sets its fields. A learner's ``Value(2.0)`` calls it for a leaf, after
+checking that it got a finite real number. An op passes the ``parents``, ``op``,
+``backward_rule`` (and ``saved``, what the rule needs beyond the parents), and ``node``
+checks that the result is still a float (an overflow is an error that names the
+operation, never a silent inf). A plain number on either side of an operator becomes a
+constant leaf. (The ops call ``node`` rather than the class because a graph has tens of
+thousands of nodes, and calling a function costs CPython half what calling a class does:
+benchmarks/README.md.)
 
 Contents: ``+ * **`` and unary ``-`` (``-`` and ``/`` are built from them), ``tanh exp log relu sigmoid sin cos``, each
 with its ``*_backward`` rule; ``detach``; ``backward``.
@@ -40,8 +43,9 @@ EXP_LIMIT = math.log(1.7976931348623157e308)  # about 709.78: exp of more is bey
 class Value:
     """A number with a gradient, its parents and the rule that feeds them.
 
-    ``parents`` is the tuple of the one or two values this one was computed from. A
-    node stores them in two slots and builds the tuple when asked: a stored tuple
+    Made by ``node`` (``Value(2.0)`` for a leaf). ``parents`` is the tuple of the one or two
+    values this one was computed from. A node stores them in two slots and builds the
+    tuple when asked: a stored tuple
     would be a second object per node for Python's garbage collector to look at,
     and on graphs of many thousands of nodes that collector is where the time goes
     (benchmarks/README.md measures it). Nothing else depends on this.
@@ -50,28 +54,9 @@ class Value:
     # No per-node __dict__: a node is these eight slots and nothing more.
     __slots__ = ("data", "grad", "_first", "_second", "op", "label", "backward_rule", "saved")
 
-    def __init__(
-        self,
-        data: Number,
-        label: str = "",
-        *,
-        parents: tuple[Value, ...] = (),
-        op: str = "",
-        backward_rule: Rule | None = None,
-        saved: object = None,
-    ) -> None:
-        if not parents:
-            data = as_float(data)
-        elif not isfinite(data):
-            raise overflow_error(op, parents)
-        self.data: float = data
-        self.grad: float = 0.0
-        self._first: Value | None = parents[0] if parents else None
-        self._second: Value | None = parents[1] if len(parents) == 2 else None
-        self.op: str = op
-        self.label: str = label
-        self.backward_rule: Rule | None = backward_rule
-        self.saved: object = saved
+    def __new__(cls, data: Number, label: str = "") -> Value:
+        """A leaf: ``Value(2.0)``, or ``Value(2.0, "x")`` with a label. See ``node``."""
+        return node(as_float(data), label=label)
 
     @property
     def parents(self) -> tuple[Value, ...]:
@@ -90,8 +75,8 @@ class Value:
 
     def __add__(self, other: Value | Number) -> Value:
         other = other if isinstance(other, Value) else Value(other)
-        return Value(self.data + other.data, parents=(self, other), op="+",
-                     backward_rule=Value.add_backward)
+        return node(self.data + other.data, parents=(self, other), op="+",
+                    backward_rule=Value.add_backward)
 
     @staticmethod
     def add_backward(out: Value) -> None:
@@ -101,8 +86,8 @@ class Value:
 
     def __mul__(self, other: Value | Number) -> Value:
         other = other if isinstance(other, Value) else Value(other)
-        return Value(self.data * other.data, parents=(self, other), op="*",
-                     backward_rule=Value.mul_backward)
+        return node(self.data * other.data, parents=(self, other), op="*",
+                    backward_rule=Value.mul_backward)
 
     @staticmethod
     def mul_backward(out: Value) -> None:
@@ -113,8 +98,8 @@ class Value:
     def __pow__(self, exponent: Number) -> Value:
         """``self ** n`` for a constant number ``n``."""
         n = check_exponent(self.data, exponent)
-        return Value(power(self.data, n), parents=(self,), op=f"**{n}",
-                     backward_rule=Value.pow_backward, saved=n)
+        return node(power(self.data, n), parents=(self,), op=f"**{n}",
+                    backward_rule=Value.pow_backward, saved=n)
 
     @staticmethod
     def pow_backward(out: Value) -> None:
@@ -123,7 +108,7 @@ class Value:
         a.grad += power_slope(a.data, n) * out.grad  # d(a ** n)/da = n * a ** (n - 1)
 
     def __neg__(self) -> Value:
-        return Value(-self.data, parents=(self,), op="neg", backward_rule=Value.neg_backward)
+        return node(-self.data, parents=(self,), op="neg", backward_rule=Value.neg_backward)
 
     @staticmethod
     def neg_backward(out: Value) -> None:
@@ -156,8 +141,8 @@ class Value:
     # -- functions --------------------------------------------------------------
 
     def tanh(self) -> Value:
-        return Value(math.tanh(self.data), parents=(self,), op="tanh",
-                     backward_rule=Value.tanh_backward)
+        return node(math.tanh(self.data), parents=(self,), op="tanh",
+                    backward_rule=Value.tanh_backward)
 
     @staticmethod
     def tanh_backward(out: Value) -> None:
@@ -170,8 +155,8 @@ class Value:
                 f"exp({self.data}) overflows a float (exp of more than about 709.78 does)"
                 + (f" at the node labelled {self.label!r}" if self.label else "")
             )
-        return Value(math.exp(self.data), parents=(self,), op="exp",
-                     backward_rule=Value.exp_backward)
+        return node(math.exp(self.data), parents=(self,), op="exp",
+                    backward_rule=Value.exp_backward)
 
     @staticmethod
     def exp_backward(out: Value) -> None:
@@ -181,8 +166,8 @@ class Value:
     def log(self) -> Value:
         if self.data <= 0.0:
             raise ValueError(f"log({self.data}): log needs a positive number")
-        return Value(math.log(self.data), parents=(self,), op="log",
-                     backward_rule=Value.log_backward)
+        return node(math.log(self.data), parents=(self,), op="log",
+                    backward_rule=Value.log_backward)
 
     @staticmethod
     def log_backward(out: Value) -> None:
@@ -190,8 +175,8 @@ class Value:
         a.grad += out.grad / a.data  # d log(a)/da = 1 / a
 
     def relu(self) -> Value:
-        return Value(self.data if self.data > 0.0 else 0.0, parents=(self,), op="relu",
-                     backward_rule=Value.relu_backward)
+        return node(self.data if self.data > 0.0 else 0.0, parents=(self,), op="relu",
+                    backward_rule=Value.relu_backward)
 
     @staticmethod
     def relu_backward(out: Value) -> None:
@@ -200,8 +185,8 @@ class Value:
             a.grad += out.grad
 
     def sigmoid(self) -> Value:
-        return Value(sigmoid(self.data), parents=(self,), op="sigmoid",
-                     backward_rule=Value.sigmoid_backward)
+        return node(sigmoid(self.data), parents=(self,), op="sigmoid",
+                    backward_rule=Value.sigmoid_backward)
 
     @staticmethod
     def sigmoid_backward(out: Value) -> None:
@@ -209,8 +194,8 @@ class Value:
         a.grad += out.data * (1.0 - out.data) * out.grad  # d sigmoid(a)/da = s (1 - s)
 
     def sin(self) -> Value:
-        return Value(math.sin(self.data), parents=(self,), op="sin",
-                     backward_rule=Value.sin_backward)
+        return node(math.sin(self.data), parents=(self,), op="sin",
+                    backward_rule=Value.sin_backward)
 
     @staticmethod
     def sin_backward(out: Value) -> None:
@@ -218,8 +203,8 @@ class Value:
         a.grad += math.cos(a.data) * out.grad
 
     def cos(self) -> Value:
-        return Value(math.cos(self.data), parents=(self,), op="cos",
-                     backward_rule=Value.cos_backward)
+        return node(math.cos(self.data), parents=(self,), op="cos",
+                    backward_rule=Value.cos_backward)
 
     @staticmethod
     def cos_backward(out: Value) -> None:
@@ -247,6 +232,30 @@ class Value:
 
 
 # -- what the ops need, out of their way ------------------------------------------------
+
+
+def node(
+    data: float,
+    parents: tuple[Value, ...] = (),
+    op: str = "",
+    backward_rule: Rule | None = None,
+    saved: object = None,
+    label: str = "",
+) -> Value:
+    """The one constructor of a ``Value``: its number, parents, op and rule, nothing else."""
+    if parents and not isfinite(data):
+        raise overflow_error(op, parents)
+    out = object.__new__(Value)
+    out.data = data
+    out.grad = 0.0
+    out._first = parents[0] if parents else None
+    out._second = parents[1] if len(parents) == 2 else None
+    out.op = op
+    out.label = label
+    out.backward_rule = backward_rule
+    out.saved = saved
+    return out
+
 
 
 def as_float(data: object) -> float:

@@ -27,18 +27,8 @@ class _ThreadState(threading.local):
     recorded: list[Any] | None = None
 
 
-_state = _ThreadState()
-
-
-def is_recording() -> bool:
-    """Whether ops record a graph in this thread right now."""
-    return _state.enabled
-
-
-def note_recorded(node: Any) -> None:
-    """Called by the Tensor constructor for each node it records (see ``recording_into``)."""
-    if _state.recorded is not None:
-        _state.recorded.append(node)
+# Read by the Tensor constructor for every op: ``state.enabled`` and ``state.recorded``.
+state = _ThreadState()
 
 
 class _GradMode:
@@ -55,8 +45,8 @@ class _GradMode:
         self.previous: list[bool] = []
 
     def __enter__(self) -> None:
-        self.previous.append(_state.enabled)
-        _state.enabled = self.mode
+        self.previous.append(state.enabled)
+        state.enabled = self.mode
 
     def __exit__(
         self,
@@ -64,7 +54,7 @@ class _GradMode:
         error: BaseException | None,
         traceback: TracebackType | None,
     ) -> None:
-        _state.enabled = self.previous.pop()
+        state.enabled = self.previous.pop()
 
 
 def no_grad() -> _GradMode:
@@ -80,8 +70,8 @@ def enable_grad() -> _GradMode:
 @contextmanager
 def recording_into(nodes: list[Any]) -> Iterator[list[Any]]:
     """Inside this block every node recorded in this thread is also appended to ``nodes``."""
-    previous, _state.recorded = _state.recorded, nodes
+    previous, state.recorded = state.recorded, nodes
     try:
         yield nodes
     finally:
-        _state.recorded = previous
+        state.recorded = previous

@@ -95,10 +95,19 @@ class Tensor:
         # It is recorded if a parent needs a gradient, or if the op asks with
         # requires_grad=True (checkpoint does: what its function uses shows only later).
         self.data = data if type(data) is np.ndarray else np.asarray(data)
-        if grad_mode.is_recording() and (requires_grad or any(p.requires_grad for p in parents)):
+        mode = grad_mode.state
+        record = False
+        if mode.enabled:
+            # A plain loop, not any(...): this runs for every op, and a generator costs more.
+            for parent in parents:
+                if parent.requires_grad:
+                    record = True
+                    break
+        if record or (requires_grad and mode.enabled):
             self.requires_grad = True
             self.parents, self.op, self.backward_rule, self.saved = parents, op, backward_rule, saved
-            grad_mode.note_recorded(self)
+            if mode.recorded is not None:  # checkpoint is recomputing a block: tell it
+                mode.recorded.append(self)
         else:
             self.requires_grad = False
             self.parents, self.op, self.backward_rule, self.saved = (), "", None, None
