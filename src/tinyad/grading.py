@@ -237,7 +237,7 @@ def check_shape(got: Any, expected: Sequence[int], what: str, tried: Any, hint: 
         shape = tuple(int(n) for n in got)
     elif hasattr(got, "shape"):
         shape = tuple(got.shape)
-        data = getattr(got, "data", got) if hasattr(got, "parents") else got
+        data = got.data if is_node(got) else got
         array = np.asarray(data)
         if array.dtype.kind in "fc" and not np.isfinite(array).all():
             fail(what, tried, f"a finite array of shape {expected}",

@@ -23,6 +23,8 @@ from typing import Any, Iterable
 
 import numpy as np
 
+from tinyad.graph import is_node
+
 
 class Optimizer:
     """Holds the parameters; ``step()`` updates them, ``zero_grad()`` clears their gradients."""
@@ -37,7 +39,7 @@ class Optimizer:
         # A Value's grad is a float and starts at 0.0; a Tensor's is an array or
         # None, and None means "nothing accumulated yet", as in PyTorch.
         for p in self.params:
-            p.grad = None if hasattr(p.data, "shape") else 0.0
+            p.grad = 0.0 if isinstance(p.data, float) else None
 
     def step(self) -> None:
         """One update of every parameter that has a gradient (a Tensor's may be None)."""
@@ -127,7 +129,7 @@ def _parameter_list(params: Any) -> list:
     what = type(params).__name__
     if callable(getattr(params, "parameters", None)):
         raise TypeError(f"the optimiser got a {what}; pass its parameters: model.parameters()")
-    if hasattr(params, "grad"):  # one Value or Tensor: iterating a Tensor would give its rows
+    if is_node(params):  # one Value or Tensor: iterating a Tensor would give its rows
         raise TypeError(f"the optimiser got one {what}; pass a list of parameters: [p]")
     try:
         params = list(params)
@@ -137,14 +139,14 @@ def _parameter_list(params: Any) -> list:
         raise ValueError("the optimiser got an empty list of parameters")
     first_seen: dict[int, int] = {}
     for k, p in enumerate(params):
-        if not (hasattr(p, "data") and hasattr(p, "grad")):
+        if not is_node(p):
             raise TypeError(
                 f"parameter {k} is a {type(p).__name__}: parameters are Values or Tensors "
                 "(the leaves whose .data the optimiser updates from their .grad)"
             )
-        if getattr(p, "parents", ()):
+        if p.parents:
             raise ValueError(
-                f"parameter {k} is not a leaf: it was computed (op {getattr(p, 'op', '?')!r}) from "
+                f"parameter {k} is not a leaf: it was computed (op {p.op!r}) from "
                 f"{len(p.parents)} parent(s), and the next forward pass would not use it; pass the "
                 "leaves you created (model.parameters()), or .detach() it into a new leaf"
             )
