@@ -187,3 +187,10 @@ def test_digits_load_from_an_installed_copy(tmp_path):
     assert ran.returncode == 0, ran.stderr
     where, count = ran.stdout.split()
     assert Path(where).is_relative_to(site) and count == "1797"
+
+
+@pytest.mark.parametrize("seed", ["a", 1.5, -1, None, True])
+def test_a_seed_must_be_a_whole_number(seed):
+    for make in (lambda: data.moons(seed=seed), lambda: data.digits(seed=seed)):
+        with pytest.raises(ValueError, match=r"seed must be an int >= 0, got"):
+            make()

@@ -21,8 +21,7 @@ def test_a_right_gradient_passes_for_both_engines():
 def test_the_central_difference_is_second_order_in_eps():
     # For exp at 0 the central difference is 1 + eps**2 / 6 + ...: halving eps quarters
     # the error. A one-sided difference, 1 + eps / 2, would only halve it.
-    x = Value(0.0)
-    errors = [abs(central_difference(lambda v: v.exp(), (x,), x, (), eps) - 1.0) for eps in (1e-2, 5e-3)]
+    errors = [abs(central_difference(math.exp, 0.0, (), eps) - 1.0) for eps in (1e-2, 5e-3)]
     assert errors[0] == pytest.approx(1e-4 / 6, rel=1e-2)
     assert errors[0] / errors[1] == pytest.approx(4.0, rel=1e-2)
 

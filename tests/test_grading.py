@@ -8,6 +8,7 @@ and must raise the course's four-part AssertionError for each.
 from __future__ import annotations
 
 import math
+import re
 import sys
 
 import numpy as np
@@ -231,3 +232,151 @@ def test_check_finite_differences_fails(local):
     with pytest.raises(AssertionError) as error:
         grading.check_finite_differences(square_with(local), [Node(1.5)], "what", "tried", HINT)
     assert message(error).endswith(HINT)
+
+
+# -- the helpers lesson 06's checks call: shapes and the learner's errors --
+
+
+def failure_of(call) -> str:
+    """The four-part message of the check that ``call`` fails."""
+    with pytest.raises(AssertionError) as error:
+        call()
+    return message(error)
+
+
+def test_stretched_axes_names_added_and_stretched_axes():
+    assert grading.stretched_axes((3, 1), (2, 3, 4)) == (0, 2)
+    assert grading.stretched_axes((3,), (2, 3)) == (0,)
+    assert grading.stretched_axes((2, 3), (2, 3)) == ()
+    assert grading.stretched_axes((), (2, 3)) == (0, 1)
+    with pytest.raises(ValueError, match=r"\(3,\) does not broadcast to shape \(4,\)"):
+        grading.stretched_axes((3,), (4,))
+    with pytest.raises(ValueError):
+        grading.stretched_axes((2, 3), (3,))
+
+
+def test_check_shape_passes_a_right_shape_from_an_array_a_tensor_or_a_tuple():
+    grading.check_shape(np.zeros((3, 1)), (3, 1), "w", "t", "h")
+    grading.check_shape(Tensor(np.ones((2, 3))), (2, 3), "w", "t", "h")
+    grading.check_shape((5, 4), (5, 4), "w", "t", "h")
+    grading.check_shape(np.float64(2.0), (), "w", "t", "h")
+
+
+def test_check_shape_names_the_axis_left_unsummed():
+    text = failure_of(lambda: grading.check_shape(np.zeros((3, 4)), (3, 1), "w", "t", "h"))
+    assert "expected: shape (3, 1)" in text
+    assert "got:      shape (3, 4): the stretched axis 1 was not summed" in text
+    text = failure_of(lambda: grading.check_shape((2, 5, 4), (1, 4), "w", "t", "h"))
+    assert "the added axis 0 was not summed and the stretched axis 1 was not summed" in text
+
+
+def test_check_shape_says_when_too_much_was_summed():
+    assert "size-1 axes were dropped" in failure_of(
+        lambda: grading.check_shape(np.zeros(3), (3, 1), "w", "t", "h"))
+    assert "axis 0 was summed away" in failure_of(
+        lambda: grading.check_shape(np.zeros(4), (3, 4), "w", "t", "h"))
+
+
+def test_check_shape_fails_a_wrong_shape_none_a_non_shape_and_a_nan():
+    text = failure_of(lambda: grading.check_shape(np.zeros((3, 5)), (3, 4), "w", "t", "h"))
+    assert text.splitlines()[3].strip() == "got:      shape (3, 5)"
+    failure_of(lambda: grading.check_shape(None, (3,), "w", "t", "h"))
+    failure_of(lambda: grading.check_shape("(3,)", (3,), "w", "t", "h"))
+    failure_of(lambda: grading.check_shape((3.5,), (3,), "w", "t", "h"))
+    grad = np.zeros((3, 1))
+    grad[1, 0] = np.nan
+    assert "1 nan or inf entries" in failure_of(lambda: grading.check_shape(grad, (3, 1), "w", "t", "h"))
+
+
+def test_call_checked_returns_the_answer_and_reports_an_error():
+    assert grading.call_checked(lambda a, b: a @ b, np.eye(2), np.ones(2), what="w", tried="t",
+                                hint="h").tolist() == [1.0, 1.0]
+    text = failure_of(lambda: grading.call_checked(lambda a, b: a @ b, np.eye(2), np.ones(3),
+                                                what="w", tried="t", hint="h"))
+    assert "got:      ValueError: matmul" in text
+    text = failure_of(lambda: grading.call_checked(lambda: np.zeros(2)[5], what="w", tried="t",
+                                                hint="h"))
+    assert "got:      IndexError: index 5 is out of bounds" in text
+
+
+def test_call_checked_lets_a_blank_through():
+    def blank():
+        raise NotImplementedError()
+
+    with pytest.raises(NotImplementedError):
+        grading.call_checked(blank, what="w", tried="t", hint="h")
+
+
+# -- the helpers lesson 07's checks call: NumPy's warnings, gradients of NumPy functions --
+
+
+def naive_logsumexp(x):
+    return np.log(np.sum(np.exp(x)))
+
+
+def stable_logsumexp(x):
+    m = np.max(x)
+    return m + np.log(np.sum(np.exp(x - m)))
+
+
+def test_call_strictly_returns_the_result_of_a_stable_function():
+    x = np.array([1000.0, 1001.0])
+    assert grading.call_strictly(stable_logsumexp, x, what="w", tried="t", hint="h") == pytest.approx(
+        1001.0 + np.log1p(np.exp(-1.0)))
+
+
+def test_call_strictly_lets_a_tiny_result_round_to_zero():
+    assert grading.call_strictly(np.exp, -1e4, what="w", tried="t", hint="h") == 0.0
+
+
+@pytest.mark.parametrize("fn,arg,reported", [
+    (naive_logsumexp, np.array([1000.0, 1001.0]), "overflow encountered in exp"),
+    (lambda x: x / np.sum(x), np.zeros(2), "invalid value"),
+    (np.log, np.zeros(1), "divide by zero"),
+    (lambda x: np.nan * x, np.ones(1), None),  # a nan made without a warning is the caller's check
+])
+def test_call_strictly_fails_on_what_numpy_warns_about(fn, arg, reported):
+    if reported is None:
+        assert np.isnan(grading.call_strictly(fn, arg, what="w", tried="t", hint="h")).all()
+        return
+    with pytest.raises(AssertionError, match=reported) as caught:
+        grading.call_strictly(fn, arg, what="the sum", tried="f([1000, 1001])", hint="subtract the max")
+    message = str(caught.value)
+    for part in ("the sum", "tried:    f([1000, 1001])", "expected: ", "got:      NumPy reported",
+                 "hint:     subtract the max"):
+        assert part in message
+
+
+def test_call_strictly_catches_a_warning_numpy_issues_through_the_warnings_module():
+    import warnings
+
+    def warns(x):
+        warnings.warn("Mean of empty slice", RuntimeWarning)
+        return x
+
+    with pytest.raises(AssertionError, match="RuntimeWarning: Mean of empty slice"):
+        grading.call_strictly(warns, 1.0, what="w", tried="t", hint="h")
+
+
+def cube_sum(x):
+    return np.sum(x ** 3)
+
+
+X = np.array([[0.5, -1.0], [2.0, 0.25]])
+
+
+def test_check_array_gradient_passes_the_right_gradient():
+    grading.check_array_gradient(cube_sum, X, 3 * X ** 2, "w", "t", "h")
+
+
+@pytest.mark.parametrize("grad,expected", [
+    (-3 * X ** 2, "finite differences"),         # a wrong sign
+    (3 * X ** 2 + np.eye(2) * 1e-3, "index (0, 0)"),  # one wrong entry among several
+    ((3 * X ** 2).ravel(), "shape (2, 2)"),      # a wrong shape
+    (np.where(X > 1, np.nan, 3 * X ** 2), "nan"),  # a nan
+    ("not an array", "array of shape"),
+])
+def test_check_array_gradient_fails_a_wrong_gradient(grad, expected):
+    with pytest.raises(AssertionError, match=re.escape(expected)) as caught:
+        grading.check_array_gradient(cube_sum, X, grad, "the gradient", "cube_sum(X)", "3 x^2")
+    assert "tried:    cube_sum(X)" in str(caught.value) and "hint:" in str(caught.value)

@@ -270,3 +270,16 @@ def test_right_shapes_and_int_grads_still_step():
     v.grad, w.grad = 2, np.full((3, 2), 0.5)  # a learner's int grad on a Value is fine
     SGD([v, w], lr=0.1).step()
     assert v.data == pytest.approx(0.8) and np.allclose(w.data, 0.95)
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf])
+def test_a_gradient_that_is_not_finite_is_refused_and_the_parameter_kept(bad):
+    p = Tensor([1.0, 2.0], requires_grad=True)
+    v = Value(3.0)
+    for param, grad in ((p, np.array([0.5, bad])), (v, float(bad))):
+        optimiser = SGD([param], lr=0.1)
+        param.grad = grad
+        before = np.copy(param.data)
+        with pytest.raises(ValueError, match="parameter 0"):
+            optimiser.step()
+        np.testing.assert_array_equal(param.data, before)

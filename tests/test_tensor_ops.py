@@ -415,3 +415,8 @@ def test_power_refuses_what_is_not_real_and_a_gradient_that_needs_log_of_a_non_p
     x = Tensor([0.0, 2.0], requires_grad=True)
     (x**0).sum().backward()  # a constant: no gradient, even at 0
     np.testing.assert_array_equal(x.grad, [0.0, 0.0])
+
+
+def test_power_that_overflows_warns_as_numpy_does():
+    with pytest.warns(RuntimeWarning, match="overflow"):
+        assert np.isinf((2 ** Tensor([2000.0])).data[0])

@@ -21,6 +21,12 @@ import numpy as np
 from tinyad.checks import check_count
 
 
+
+def _generator(seed: int) -> np.random.Generator:
+    """``numpy.random.default_rng(seed)`` for a whole-number seed, or a ValueError naming it."""
+    check_count(seed, "seed", least=0)
+    return np.random.default_rng(seed)
+
 def xor() -> tuple[np.ndarray, np.ndarray]:
     """The four corners of the unit square and their XOR: labels +1 where exactly one input is 1."""
     points = np.array([[0.0, 0.0], [0.0, 1.0], [1.0, 0.0], [1.0, 1.0]])
@@ -37,7 +43,7 @@ def moons(n: int = 100, noise: float = 0.1, seed: int = 0) -> tuple[np.ndarray, 
     check_count(n, "n", least=2)
     if noise < 0:
         raise ValueError(f"noise must be >= 0, got {noise}")
-    rng = np.random.default_rng(seed)
+    rng = _generator(seed)
     n_top = n // 2
     angle = rng.uniform(0.0, np.pi, size=n)
     top = np.column_stack([np.cos(angle[:n_top]), np.sin(angle[:n_top])])
@@ -60,7 +66,7 @@ def spirals(
     check_count(classes, "classes", least=2)
     if noise < 0:
         raise ValueError(f"noise must be >= 0, got {noise}")
-    rng = np.random.default_rng(seed)
+    rng = _generator(seed)
     labels = np.arange(n) % classes
     radius = rng.uniform(0.05, 1.0, size=n)
     angle = (
@@ -85,7 +91,7 @@ def sine_sequences(
     low, high = frequencies
     if not 0 < low <= high:
         raise ValueError(f"frequencies must satisfy 0 < low <= high, got {frequencies}")
-    rng = np.random.default_rng(seed)
+    rng = _generator(seed)
     w = rng.uniform(low, high, size=(count, 1))
     phase = rng.uniform(0.0, 2 * np.pi, size=(count, 1))
     return np.sin(w * np.arange(length) + phase)
@@ -99,7 +105,7 @@ def parity_sequences(count: int, length: int, seed: int = 0) -> tuple[np.ndarray
     """
     check_count(count, "count")
     check_count(length, "length")
-    rng = np.random.default_rng(seed)
+    rng = _generator(seed)
     bits = rng.integers(0, 2, size=(count, length)).astype(np.float64)
     parity = np.cumsum(bits, axis=1) % 2
     return bits, parity
@@ -126,7 +132,7 @@ def digits(
             f"test_fraction must be strictly between 0 and 1 (the test set's share), got {test_fraction}"
         )
     pixels, labels = _digits_file()
-    rng = np.random.default_rng(seed)
+    rng = _generator(seed)
     test_parts, train_parts = [], []
     for digit in range(10):
         mine = rng.permutation(np.flatnonzero(labels == digit))

@@ -89,9 +89,15 @@ def gradcheck(
         ]
 
         for i, x in enumerate(inputs):
-            numeric = np.zeros(np.shape(x.data))
-            for index in np.ndindex(numeric.shape):
-                numeric[index] = central_difference(f, inputs, x, index, eps)
+            original = x.data
+
+            def f_at(point: Any, x: Any = x) -> float:
+                """f with ``x``'s data replaced by ``point``: the function finite differences nudge."""
+                x.data = point
+                return _scalar(f(*inputs))
+
+            numeric = numeric_gradient(f_at, original, eps)
+            x.data = original
             if analytic[i].shape != numeric.shape:
                 raise AssertionError(
                     f"gradcheck: the gradient of {_name(i, x)} has shape {analytic[i].shape}, "
@@ -120,20 +126,20 @@ def gradcheck(
                 x.requires_grad = needed
 
 
-def central_difference(f: Callable, inputs: tuple, x: Any, index: tuple, eps: float) -> float:
-    """``(f(x + eps) - f(x - eps)) / (2 eps)`` for one element of ``x``."""
-    original = x.data
-    if isinstance(original, float):
-        x.data = original + eps
-        up = _scalar(f(*inputs))
-        x.data = original - eps
-        down = _scalar(f(*inputs))
+def numeric_gradient(f: Callable[[Any], float], x: Any, eps: float) -> np.ndarray:
+    """The gradient of ``f`` at ``x`` (a float or an array), one central difference per element."""
+    numeric = np.zeros(np.shape(x))
+    for index in np.ndindex(numeric.shape):
+        numeric[index] = central_difference(f, x, index, eps)
+    return numeric
+
+
+def central_difference(f: Callable[[Any], float], x: Any, index: tuple, eps: float) -> float:
+    """``(f(x + eps) - f(x - eps)) / (2 eps)``, nudging only ``x[index]`` (all of ``x`` for a float)."""
+    if isinstance(x, float):
+        up, down = x + eps, x - eps
     else:
-        nudged = original.copy()
-        nudged[index] += eps
-        x.data = nudged
-        up = _scalar(f(*inputs))
-        nudged[index] -= 2 * eps
-        down = _scalar(f(*inputs))
-    x.data = original
-    return (up - down) / (2 * eps)
+        up, down = x.copy(), x.copy()
+        up[index] += eps
+        down[index] -= eps
+    return (float(f(up)) - float(f(down))) / (2 * eps)

@@ -7,10 +7,13 @@ should know what to look at next without reading this file.
 
 from __future__ import annotations
 
+import sys
+import warnings
 from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from tinyad.gradcheck import gradcheck, numeric_gradient
 from tinyad.graph import is_node, topo_sort
 
 
@@ -138,8 +141,6 @@ DEEPEST_CALLS = 200  # nested Python calls an answer may make; a recursion on a 
 def call_without_recursion(fn: Callable[..., Any], *args: Any, what: str, tried: str) -> Any:
     """``fn(*args)``, failing the check if it recursed: a ``RecursionError``, or more than
     ``DEEPEST_CALLS`` nested Python calls (a recursion that raised Python's limit itself)."""
-    import sys
-
     depth = deepest = 0
 
     def count(frame: Any, event: str, arg: Any) -> None:
@@ -180,8 +181,6 @@ def check_finite_differences(
     """``gradcheck(f, *inputs)`` passes: backward's gradients are numbers that match finite
     differences. ``tinyad.gradcheck`` computes them and fails a ``nan`` or a wrong shape; the
     scalar engine itself refuses a gradient that is nan or beyond a float."""
-    from tinyad.gradcheck import gradcheck
-
     try:
         gradcheck(f, *inputs)
         finding = None
@@ -281,8 +280,6 @@ def call_strictly(fn: Callable[..., Any], *args: Any, what: str, tried: str, hin
     Runs under ``np.errstate(all="raise", under="ignore")``: a tiny result rounding to 0 is
     correct, anything else NumPy would warn about fails the check, naming what NumPy reported.
     """
-    import warnings
-
     try:
         with np.errstate(all="raise", under="ignore"), warnings.catch_warnings():
             warnings.simplefilter("error", RuntimeWarning)
@@ -309,12 +306,7 @@ def check_array_gradient(
     The differences are taken in float64 (``f`` is called on float64 copies of ``x``).
     """
     point = np.array(x, dtype=np.float64)
-    numeric = np.zeros_like(point)
-    for index in np.ndindex(point.shape):
-        up, down = point.copy(), point.copy()
-        up[index] += eps
-        down[index] -= eps
-        numeric[index] = (float(f(up)) - float(f(down))) / (2 * eps)
+    numeric = numeric_gradient(f, point, eps)
     try:
         got = np.asarray(grad, dtype=np.float64)
     except (TypeError, ValueError):

@@ -12,7 +12,8 @@ order of operations, so the same run gives the same numbers in both, to rounding
 
 What would corrupt a parameter is refused where it enters: a setting that is not a
 finite number in range, a parameter that is not a leaf, the same parameter twice
-(at construction), and a gradient whose shape is not its parameter's (at ``step()``).
+(at construction), and a gradient that is not finite or whose shape is not its parameter's
+(at ``step()``).
 """
 
 from __future__ import annotations
@@ -45,7 +46,7 @@ class Optimizer:
         """One update of every parameter that has a gradient (a Tensor's may be None)."""
         for k, (p, state) in enumerate(zip(self.params, self.state)):
             if p.grad is not None:
-                _check_grad_shape(k, p)
+                _check_grad(k, p)
                 self.update(p, state)
 
     def update(self, p: Any, state: dict[str, Any]) -> None:
@@ -159,15 +160,23 @@ def _parameter_list(params: Any) -> list:
     return params
 
 
-def _check_grad_shape(k: int, p: Any) -> None:
-    """A gradient of the parameter's own shape, or a ValueError naming both shapes."""
+def _check_grad(k: int, p: Any) -> None:
+    """A finite gradient of the parameter's own shape, or a ValueError naming what is wrong."""
     if type(p.grad) is float and type(p.data) is float:  # a Value's: one number each, quickly
+        if not math.isfinite(p.grad):
+            raise ValueError(f"parameter {k} has the gradient {p.grad}: the update would make it {p.grad}")
         return
     grad_shape, data_shape = np.shape(p.grad), np.shape(p.data)
     if grad_shape != data_shape:
         raise ValueError(
             f"parameter {k} has shape {data_shape} but its grad has shape {grad_shape}: the "
             "update would change the parameter's shape; a gradient must have its parameter's shape"
+        )
+    if not np.isfinite(p.grad).all():
+        bad = int(np.size(p.grad) - np.isfinite(p.grad).sum())
+        raise ValueError(
+            f"parameter {k}'s gradient has {bad} nan or inf entries: the update would write them "
+            "into the parameter"
         )
 
 

@@ -49,39 +49,10 @@ MUTANTS = {
                 grad[rows, labels] -= 1
                 return float(np.mean(np.log(s[:, 0]) - logits[rows, labels])), grad / batch
             """,
-            "the gradient of the sum": """
-                batch = logits.shape[0]
-                m = logits.max(axis=1, keepdims=True)
-                e = np.exp(logits - m)
-                s = e.sum(axis=1, keepdims=True)
-                rows = np.arange(batch)
-                loss = np.mean(m[:, 0] + np.log(s[:, 0]) - logits[rows, labels])
-                grad = e / s
-                grad[rows, labels] -= 1
-                return float(loss), grad
-            """,
-            "the one-hot sign flipped": """
-                batch = logits.shape[0]
-                m = logits.max(axis=1, keepdims=True)
-                e = np.exp(logits - m)
-                s = e.sum(axis=1, keepdims=True)
-                rows = np.arange(batch)
-                loss = np.mean(m[:, 0] + np.log(s[:, 0]) - logits[rows, labels])
-                grad = e / s
-                grad[rows, labels] += 1
-                return float(loss), grad / batch
-            """,
-            "the loss summed": """
-                batch = logits.shape[0]
-                m = logits.max(axis=1, keepdims=True)
-                e = np.exp(logits - m)
-                s = e.sum(axis=1, keepdims=True)
-                rows = np.arange(batch)
-                loss = np.sum(m[:, 0] + np.log(s[:, 0]) - logits[rows, labels])
-                grad = e / s
-                grad[rows, labels] -= 1
-                return float(loss), grad / batch
-            """,
+            "the gradient of the sum": [("return float(loss), grad / batch", "return float(loss), grad")],
+            "the one-hot sign flipped": [("grad[rows, labels] -= 1", "grad[rows, labels] += 1")],
+            "the loss summed": [("loss = -log_probs[rows, labels].sum() / batch",
+                                 "loss = -log_probs[rows, labels].sum()")],
         },
         "right": """
             batch = len(labels)

@@ -46,100 +46,35 @@ MUTANTS = {
         """,
     },
     2: {  # find and fix the leak
+        # Edits of the solution's loop, whose running mean is `total += loss.item()` then
+        # `running.append(total / (step + 1))`.
         "wrong": {
-            "the leaky loop, floats at the end": """
-                opt = SGD(model.parameters(), lr=lr)
-                total = 0.0
-                running = []
-                for step in range(steps):
-                    loss = F.mse(model(x), y)
-                    opt.zero_grad()
-                    loss.backward()
-                    opt.step()
-                    total = total + loss
-                    running.append(total / (step + 1))
-                return [r.item() for r in running]
-            """,
-            "total still chains every loss": """
-                opt = SGD(model.parameters(), lr=lr)
-                total = 0.0
-                running = []
-                for step in range(steps):
-                    loss = F.mse(model(x), y)
-                    opt.zero_grad()
-                    loss.backward()
-                    opt.step()
-                    total = total + loss
-                    running.append(total.item() / (step + 1))
-                return running
-            """,
-            "every loss kept for the mean": """
-                opt = SGD(model.parameters(), lr=lr)
-                losses = []
-                running = []
-                for step in range(steps):
-                    loss = F.mse(model(x), y)
-                    opt.zero_grad()
-                    loss.backward()
-                    opt.step()
-                    losses.append(loss)
-                    running.append(sum(l.item() for l in losses) / (step + 1))
-                return running
-            """,
-            "gradients never cleared": """
-                opt = SGD(model.parameters(), lr=lr)
-                total = 0.0
-                running = []
-                for step in range(steps):
-                    loss = F.mse(model(x), y)
-                    loss.backward()
-                    opt.step()
-                    total += loss.item()
-                    running.append(total / (step + 1))
-                return running
-            """,
-            "each step's loss, not the mean": """
-                opt = SGD(model.parameters(), lr=lr)
-                total = 0.0
-                running = []
-                for step in range(steps):
-                    loss = F.mse(model(x), y)
-                    opt.zero_grad()
-                    loss.backward()
-                    opt.step()
-                    total += loss.item()
-                    running.append(loss.item())
-                return running
-            """,
-            "every loss kept for a plot": """
-                opt = SGD(model.parameters(), lr=lr)
-                total = 0.0
-                running = []
-                kept = []
-                for step in range(steps):
-                    loss = F.mse(model(x), y)
-                    opt.zero_grad()
-                    loss.backward()
-                    opt.step()
-                    total += loss.item()
-                    kept.append(loss)
-                    running.append(total / (step + 1))
-                return running
-            """,
+            "the leaky loop, floats at the end": [
+                ("total += loss.item()", "total = total + loss"),
+                ("return running", "return [r.item() for r in running]"),
+            ],
+            "total still chains every loss": [
+                ("total += loss.item()\n        running.append(total / (step + 1))",
+                 "total = total + loss\n        running.append(total.item() / (step + 1))"),
+            ],
+            "every loss kept for the mean": [
+                ("    running = []\n", "    running = []\n    losses = []\n"),
+                ("total += loss.item()\n        running.append(total / (step + 1))",
+                 "losses.append(loss)\n        running.append(sum(l.item() for l in losses) / (step + 1))"),
+            ],
+            "gradients never cleared": [("        opt.zero_grad()\n", "")],
+            "each step's loss, not the mean": [
+                ("running.append(total / (step + 1))", "running.append(loss.item())"),
+            ],
+            "every loss kept for a plot": [
+                ("    running = []\n", "    running = []\n    kept = []\n"),
+                ("total += loss.item()", "total += loss.item()\n        kept.append(loss)"),
+            ],
         },
-        "right": """
-            opt = SGD(model.parameters(), lr=lr)
-            total = 0.0
-            running = []
-            for step in range(steps):
-                loss = F.mse(model(x), y)
-                opt.zero_grad()
-                loss.backward()
-                opt.step()
-                total = total + loss.detach()
-                running.append((total / (step + 1)).item())
-            return running
-        """,
+        "right": [
+            ("total += loss.item()\n        running.append(total / (step + 1))",
+             "total = total + loss.detach()\n        running.append((total / (step + 1)).item())"),
+        ],
     },
     3: {  # a checkpointed forward
         "wrong": {

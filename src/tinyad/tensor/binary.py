@@ -123,7 +123,7 @@ def div_backward(out: Tensor) -> None:
 def power(base: Any, exponent: Any) -> Tensor:
     """``base ** exponent``: either may be a Tensor, an array or a number."""
     base, exponent = operands(base, exponent)
-    with np.errstate(all="ignore"):  # the entries that would warn are refused just below
+    with np.errstate(divide="ignore", invalid="ignore"):  # those entries are refused below
         data = broadcast(np.power, base, exponent, "**")
     b = np.broadcast_to(base.data, data.shape)
     e = np.broadcast_to(exponent.data, data.shape)
