@@ -53,22 +53,29 @@ def _compare(fn, torch_fn, arrays, seed=0, dtype=np.float64, rtol=1e-7, atol=1e-
 
 
 # Each float type and how closely it must agree with torch's float64.
-DTYPES = {"float64": (np.float64, dict(rtol=1e-7, atol=1e-9)),
-          "float32": (np.float32, dict(rtol=1e-4, atol=1e-5))}
+PRECISIONS = {"float64": dict(dtype=np.float64, rtol=1e-7, atol=1e-9),
+              "float32": dict(dtype=np.float32, rtol=1e-4, atol=1e-5)}
+
+
+@pytest.fixture(scope="module", params=sorted(PRECISIONS))
+def precision(request) -> dict:
+    """A float type and its tolerance, as keyword arguments of ``_compare``.
+
+    Module-scoped, so Hypothesis may run many examples under one value of it.
+    """
+    return PRECISIONS[request.param]
 
 
 @needs_torch
-@pytest.mark.parametrize("dtype", sorted(DTYPES))
 @pytest.mark.parametrize("op", sorted(BINARY))
 @SETTINGS
 @given(shapes=pairs, seed=st.integers(0, 2**32 - 1))
-def test_binary_ops_broadcast_like_torch(op, dtype, shapes, seed):
+def test_binary_ops_broadcast_like_torch(op, precision, shapes, seed):
     fn, domain = BINARY[op]
     rng = np.random.default_rng(seed)
     a_shape, b_shape = shapes.input_shapes
     arrays = [_array(rng, a_shape), _array(rng, b_shape, domain)]
-    dtype, tolerance = DTYPES[dtype]
-    _compare(fn, fn, arrays, seed=seed, dtype=dtype, **tolerance)
+    _compare(fn, fn, arrays, seed=seed, **precision)
 
 
 @pytest.mark.parametrize("op", sorted(BINARY))
@@ -97,15 +104,13 @@ shapes_up_to_4d = st.lists(st.integers(1, 4), min_size=0, max_size=4).map(tuple)
 
 
 @needs_torch
-@pytest.mark.parametrize("dtype", sorted(DTYPES))
 @pytest.mark.parametrize("name", sorted(UNARY))
 @SETTINGS
 @given(shape=shapes_up_to_4d, seed=st.integers(0, 2**32 - 1))
-def test_unary_ops_like_torch(name, dtype, shape, seed):
+def test_unary_ops_like_torch(name, precision, shape, seed):
     fn, torch_fn, domain = UNARY[name]
-    dtype, tolerance = DTYPES[dtype]
     array = _array(np.random.default_rng(seed), shape, domain)
-    _compare(fn, torch_fn, [array], seed=seed, dtype=dtype, **tolerance)
+    _compare(fn, torch_fn, [array], seed=seed, **precision)
 
 
 @st.composite
@@ -229,7 +234,7 @@ def test_matmul_float32_and_arrays_on_either_side(a_shape, b_shape):
     rng = np.random.default_rng(6)
     a = rng.normal(size=a_shape).astype(np.float32)
     b = rng.normal(size=b_shape).astype(np.float32)
-    _compare(lambda a, b: a @ b, lambda a, b: a @ b, [a, b], dtype=np.float32, rtol=1e-4, atol=1e-5)
+    _compare(lambda a, b: a @ b, lambda a, b: a @ b, [a, b], **PRECISIONS["float32"])
     np.testing.assert_allclose((a @ Tensor(b)).data, a @ b, rtol=1e-6)
     np.testing.assert_allclose((Tensor(a) @ b).data, a @ b, rtol=1e-6)
 

@@ -47,15 +47,8 @@ def _is_number(x: Any) -> bool:
     return isinstance(x, (int, float, np.number)) and not isinstance(x, bool)
 
 
-def check_close(
-    got: Any,
-    expected: Any,
-    what: str,
-    tried: Any,
-    hint: str,
-    atol: float = 1e-9,
-    rtol: float = 1e-7,
-) -> None:
+def check_close(got: Any, expected: Any, what: str, tried: Any, hint: str,
+                atol: float = 1e-9, rtol: float = 1e-7) -> None:
     """``got`` equals ``expected`` (a number or an array) to within ``atol + rtol * |expected|``."""
     node = _first_node(got)
     if node is not None:
@@ -290,17 +283,8 @@ def call_strictly(fn: Callable[..., Any], *args: Any, what: str, tried: str, hin
          f"NumPy reported {reported}", hint)
 
 
-def check_array_gradient(
-    f: Callable[[np.ndarray], Any],
-    x: Any,
-    grad: Any,
-    what: str,
-    tried: str,
-    hint: str,
-    eps: float = 1e-6,
-    atol: float = 1e-6,
-    rtol: float = 1e-5,
-) -> None:
+def check_array_gradient(f: Callable[[np.ndarray], Any], x: Any, grad: Any, what: str, tried: str,
+                         hint: str, eps: float = 1e-6, atol: float = 1e-6, rtol: float = 1e-5) -> None:
     """``grad`` is the gradient of the scalar NumPy function ``f`` at ``x``, by central differences.
 
     The differences are taken in float64 (``f`` is called on float64 copies of ``x``).

@@ -12,8 +12,8 @@ Either operand may be a Tensor, a NumPy array or a Python number
 (``tensor.as_tensor`` makes the constant). A shape that does not broadcast raises
 ``ValueError`` naming both shapes.
 
-Contents: ``add``, ``sub``, ``mul``, ``div``, ``power``, ``matmul``, each with its
-``*_backward`` rule.
+Contents: ``add``, ``mul``, ``div``, ``power``, ``matmul``, each with its ``*_backward``
+rule, and ``sub``, which adds the negation.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from tinyad.tensor import elementwise
 from tinyad.tensor.gradients import accumulate, sum_to_shape
 from tinyad.tensor.tensor import Tensor, as_tensor
 
@@ -38,7 +39,11 @@ def broadcast(function: Callable, a: Tensor, b: Tensor, op: str) -> np.ndarray:
     try:
         return function(a.data, b.data)
     except ValueError:
-        raise ValueError(f"cannot broadcast shapes {a.shape} and {b.shape} for '{op}'") from None
+        raise cannot_broadcast(a, b, op) from None
+
+
+def cannot_broadcast(a: Tensor, b: Tensor, op: str) -> ValueError:
+    return ValueError(f"cannot broadcast shapes {a.shape} and {b.shape} for '{op}'")
 
 
 # -- a + b --------------------------------------------------------------------
@@ -62,17 +67,13 @@ def add_backward(out: Tensor) -> None:
 
 
 def sub(a: Any, b: Any) -> Tensor:
+    """``a + (-b)``, as in the scalar engine: two nodes when ``b`` needs a gradient, one if not."""
     a, b = operands(a, b)
-    data = broadcast(np.subtract, a, b, "-")
-    return Tensor(data, parents=(a, b), op="-", backward_rule=sub_backward)
-
-
-def sub_backward(out: Tensor) -> None:
-    a, b = out.parents
-    if a.requires_grad:
-        accumulate(a, sum_to_shape(out.grad, a.shape))
-    if b.requires_grad:
-        accumulate(b, sum_to_shape(-out.grad, b.shape))
+    try:
+        np.broadcast_shapes(a.shape, b.shape)
+    except ValueError:  # say so now, naming the '-' that was written
+        raise cannot_broadcast(a, b, "-") from None
+    return add(a, elementwise.neg(b))
 
 
 # -- a * b --------------------------------------------------------------------

@@ -108,8 +108,7 @@ def max_backward(out: Tensor) -> None:
     # Only the entries equal to their slice's maximum moved it; tied ones share.
     (x,) = out.parents
     over, keepdims = out.saved
-    top = unreduce(out.data, x.shape, over, keepdims)
-    winners = x.data == top
+    winners = x.data == unreduce(out.data, x.shape, over, keepdims)
     ties = winners.sum(axis=over, keepdims=True)
     grad = unreduce(out.grad, x.shape, over, keepdims) / ties
     accumulate(x, winners * grad)
