@@ -56,11 +56,10 @@ def add(a: Any, b: Any) -> Tensor:
 
 
 def add_backward(out: Tensor) -> None:
-    a, b = out.parents
-    if a.requires_grad:
-        accumulate(a, sum_to_shape(out.grad, a.shape))
-    if b.requires_grad:
-        accumulate(b, sum_to_shape(out.grad, b.shape))
+    # d(a+b)/da = d(a+b)/db = 1: each parent gets the gradient, summed back to its own shape.
+    for parent in out.parents:
+        if parent.requires_grad:
+            accumulate(parent, sum_to_shape(out.grad, parent.shape))
 
 
 # -- a - b --------------------------------------------------------------------
