@@ -101,6 +101,8 @@ MUTANTS = {
             "the accuracy on the fitting set": [("model(Tensor(x_val)).data.argmax(axis=1) == y_val", "model(Tensor(x_fit)).data.argmax(axis=1) == y_fit")],
             "a learning rate ten times too small": [("lr=0.003", "lr=0.0003")],
             "a wider network": [("    model = MLP(64, [64, 10], seed=seed)", "    model = MLP(64, [128, 10], seed=seed)")],
+            "the seed ignored": [("    model = MLP(64, [64, 10], seed=seed)", "    model = MLP(64, [64, 10], seed=0)")],
+            "one epoch even when none is allowed": [("    for _ in range(max_epochs):", "    for _ in range(max(max_epochs, 1)):")],
             "the whole set as one batch": [("range(0, len(x_fit), 32)", "range(0, len(x_fit), len(x_fit))"),
                                            ("order[start:start + 32]", "order[start:start + len(x_fit)]")],
         },
