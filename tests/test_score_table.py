@@ -51,8 +51,34 @@ def test_exercises_are_the_sections_under_exercise_headings():
     ],
 )
 def test_an_exercise_is_passed_failed_or_not_started(ran, failure, status):
-    exercise = score_table.Exercise("Exercise 1: x", cells=[1, 2], ran=ran, failure=failure)
+    cells = [v4.new_code_cell("def f():\n    # YOUR CODE HERE\n    raise NotImplementedError()",
+                              metadata={"tinyad": {"blanks": 1}}), v4.new_code_cell("check(f())")]
+    exercise = score_table.Exercise("Exercise 1: x", cells=cells, ran=ran, failure=failure)
     assert exercise.status() == status
+
+
+def test_an_exercise_with_some_of_its_blanks_filled_is_in_progress():
+    blank = "    # YOUR CODE HERE\n    raise NotImplementedError()"
+    answer = v4.new_code_cell(f"def f():\n    return 1\n\ndef g():\n{blank}\n\ndef h():\n{blank}",
+                              metadata={"tinyad": {"blanks": 3}})
+    exercise = score_table.Exercise("Exercise 4: three rules", cells=[answer, v4.new_code_cell("check()")],
+                                    ran=2, failure=("NotImplementedError", ""))
+    assert exercise.status() == ("in progress", "1 of 3 blanks filled in")
+    answer.source = answer.source.replace(blank, "    return 2")
+    assert exercise.status() == ("failed", "NotImplementedError")  # no blank left: the learner's own
+    answer.metadata = {}  # a notebook made before answer cells counted their blanks
+    assert exercise.status() == ("not started", "")
+
+
+def test_exercise_notebooks_record_each_answer_cells_blanks():
+    counted = {}
+    for path in sorted((ROOT / "exercises").glob("*.ipynb")):
+        for cell in nbtools.read(path).cells:
+            if cell.cell_type == "code" and score_table.BLANK in cell.source:
+                assert cell.metadata["tinyad"]["blanks"] == cell.source.count(score_table.BLANK), path.name
+                counted[path.name] = counted.get(path.name, 0) + cell.source.count(score_table.BLANK)
+    assert counted["02_backward.ipynb"] > len(list(score_table.exercises_of(
+        nbtools.read(ROOT / "exercises" / "02_backward.ipynb").cells)))  # lesson 02 has a cell of three
 
 
 def copies_of_lesson_01() -> dict[str, nbformat.NotebookNode]:

@@ -7,9 +7,11 @@
   ``### END HIDDEN TESTS`` are dropped; every output and execution count is cleared.
   These are nbgrader's ClearSolutions / ClearHiddenTests conventions, written here so
   that nothing needs nbgrader.
+  An answer cell also records how many blanks it holds (``metadata["tinyad"]["blanks"]``),
+  so the score table can tell an exercise begun from one not started.
 - ``normalise(nb)``: the one notebook metadata the course keeps (the ``python3``
-  kernelspec, the language name, saved widget state) and, per cell, only its tags, so
-  writing a notebook twice gives the same bytes.
+  kernelspec, the language name, saved widget state) and, per cell, only its tags and that
+  count of blanks, so writing a notebook twice gives the same bytes.
 - ``is_check_cell(cell)``: a check cell is a code cell that calls a ``grading.``
   helper (``grading.check_close(...)``) or carries the tag ``check``.
 """
@@ -28,6 +30,7 @@ END_SOLUTION = re.compile(r"^\s*#+\s*END SOLUTION\s*$")
 BEGIN_HIDDEN = re.compile(r"^\s*#+\s*BEGIN HIDDEN TESTS\s*$")
 END_HIDDEN = re.compile(r"^\s*#+\s*END HIDDEN TESTS\s*$")
 CODE_STUB = ["# YOUR CODE HERE", "raise NotImplementedError()"]
+BLANKS_KEY = "tinyad"  # an answer cell's metadata: {"blanks": how many code blanks it holds}
 MARKDOWN_STUB = ["YOUR ANSWER HERE"]
 
 CHECK_CALL = re.compile(r"\bgrading\.\w+\(")
@@ -90,8 +93,12 @@ def normalise(nb: NotebookNode) -> NotebookNode:
         metadata["widgets"] = nb.metadata["widgets"]
     nb.metadata = nbformat.from_dict(metadata)
     for cell in nb.cells:
-        tags = cell.metadata.get("tags")
-        cell.metadata = nbformat.from_dict({"tags": list(tags)} if tags else {})
+        kept = {}
+        if cell.metadata.get("tags"):
+            kept["tags"] = list(cell.metadata["tags"])
+        if BLANKS_KEY in cell.metadata:
+            kept[BLANKS_KEY] = dict(cell.metadata[BLANKS_KEY])
+        cell.metadata = nbformat.from_dict(kept)
     return nb
 
 
@@ -101,6 +108,9 @@ def make_exercise(solution: NotebookNode, name: str = "notebook") -> NotebookNod
     for index, cell in enumerate(nb.cells):
         where = f"{name}, cell {index}"
         if cell.cell_type == "code":
+            if has_solution(cell):
+                blanks = sum(bool(BEGIN_SOLUTION.match(line)) for line in cell.source.splitlines())
+                cell.metadata[BLANKS_KEY] = {"blanks": blanks}
             cell.source = clear_solutions(cell.source, CODE_STUB, where)
             cell.source = drop_hidden_tests(cell.source, where)
             cell.outputs = []

@@ -9,6 +9,8 @@ up to the next level-2 heading. Its row says
 
 - ``passed``: every code cell of the exercise ran without an error;
 - ``not started``: the first cell that failed raised the blank's ``NotImplementedError``;
+- ``in progress``: the same, but some of the exercise's blanks are filled in (an answer
+  cell records how many blanks it was given, in ``metadata["tinyad"]["blanks"]``);
 - ``failed``: the first cell that failed raised anything else; the row gives the first line
   of the check's hint (for a ``tinyad.grading`` check) or the error's name and message.
 """
@@ -21,7 +23,8 @@ from typing import Any
 
 import pytest
 
-PASSED, FAILED, NOT_STARTED = "passed", "failed", "not started"
+PASSED, FAILED, IN_PROGRESS, NOT_STARTED = "passed", "failed", "in progress", "not started"
+BLANK = "raise NotImplementedError()"  # the line each code blank ends with
 EXERCISE = re.compile(r"^##\s+(Exercise\s+\d+\s*:.*?)\s*$", re.MULTILINE)
 SECTION = re.compile(r"^##\s", re.MULTILINE)
 HINT = re.compile(r"^\s*hint:\s*(.*)$", re.MULTILINE)
@@ -37,17 +40,33 @@ class Exercise:
     failure: tuple[str, str] | None = None  # (exception name, message) of the first failed cell
 
     def status(self) -> tuple[str, str]:
-        """(word, detail): ``passed``, ``failed`` with the hint's first line, or ``not started``."""
+        """(word, detail): ``passed``, ``failed`` with the hint's first line, ``in progress`` with
+        how many blanks are filled in, or ``not started``."""
         if self.failure is None:
             return (PASSED, "") if self.ran == len(self.cells) else (NOT_STARTED, "")
         name, message = self.failure
         if name == "NotImplementedError":
-            return NOT_STARTED, ""
+            given, left = self.blanks()
+            if left == given:  # every blank still there (or a notebook that did not count them)
+                return NOT_STARTED, ""
+            if left:
+                return IN_PROGRESS, f"{given - left} of {given} blanks filled in"
+            # No blank is left: the learner's own code raised it, a failure like any other.
         hint = HINT.search(message) if name == "AssertionError" else None
         if hint:
             return FAILED, hint.group(1).strip()
         lines = message.strip().splitlines()
         return FAILED, f"{name}: {lines[0]}" if lines else name
+
+    def blanks(self) -> tuple[int, int]:
+        """(blanks the exercise was given, blanks still in it), from its answer cells."""
+        given = left = 0
+        for cell in self.cells:
+            count = cell.metadata.get("tinyad", {}).get("blanks", 0)
+            if count:
+                given += count
+                left += cell.source.count(BLANK)
+        return given, left
 
 
 def exercises_of(cells: list) -> list[Exercise]:
@@ -113,7 +132,7 @@ class ScoreTable:
         write = terminalreporter.write_line
         terminalreporter.write_sep("=", "score")
         width = max(len(ex.heading) for _, ex in rows)
-        counts = {PASSED: 0, FAILED: 0, NOT_STARTED: 0}
+        counts = {PASSED: 0, FAILED: 0, IN_PROGRESS: 0, NOT_STARTED: 0}
         for name, exercises in self.notebooks.items():
             if exercises:
                 write(name)
@@ -121,7 +140,8 @@ class ScoreTable:
                 word, detail = exercise.status()
                 counts[word] += 1
                 write(f"  {exercise.heading:<{width}}  {word}" + (f": {detail}" if detail else ""))
-        write(f"{len(rows)} exercises: " + ", ".join(f"{n} {word}" for word, n in counts.items()))
+        shown = [f"{n} {word}" for word, n in counts.items() if n or word != IN_PROGRESS]
+        write(f"{len(rows)} exercises: " + ", ".join(shown))
 
 
 def _error(item: Any) -> tuple[str, str]:
