@@ -43,6 +43,7 @@ def broadcast(function: Callable, a: Tensor, b: Tensor, op: str) -> np.ndarray:
 
 
 def cannot_broadcast(a: Tensor, b: Tensor, op: str) -> ValueError:
+    """The error for operands of ``op`` whose shapes do not broadcast, naming both shapes."""
     return ValueError(f"cannot broadcast shapes {a.shape} and {b.shape} for '{op}'")
 
 
