@@ -25,12 +25,13 @@ from pathlib import Path
 import nbformat
 from nbformat import NotebookNode
 
+from tinyad.score_table import BLANK, BLANKS_KEY  # what the score table reads back
+
 BEGIN_SOLUTION = re.compile(r"^\s*#+\s*BEGIN SOLUTION\s*$")
 END_SOLUTION = re.compile(r"^\s*#+\s*END SOLUTION\s*$")
 BEGIN_HIDDEN = re.compile(r"^\s*#+\s*BEGIN HIDDEN TESTS\s*$")
 END_HIDDEN = re.compile(r"^\s*#+\s*END HIDDEN TESTS\s*$")
-CODE_STUB = ["# YOUR CODE HERE", "raise NotImplementedError()"]
-BLANKS_KEY = "tinyad"  # an answer cell's metadata: {"blanks": how many code blanks it holds}
+CODE_STUB = ["# YOUR CODE HERE", BLANK]
 MARKDOWN_STUB = ["YOUR ANSWER HERE"]
 
 CHECK_CALL = re.compile(r"\bgrading\.\w+\(")

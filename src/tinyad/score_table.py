@@ -25,6 +25,7 @@ import pytest
 
 PASSED, FAILED, IN_PROGRESS, NOT_STARTED = "passed", "failed", "in progress", "not started"
 BLANK = "raise NotImplementedError()"  # the line each code blank ends with
+BLANKS_KEY = "tinyad"  # an answer cell's metadata: {"blanks": how many code blanks it was given}
 EXERCISE = re.compile(r"^##\s+(Exercise\s+\d+\s*:.*?)\s*$", re.MULTILINE)
 SECTION = re.compile(r"^##\s", re.MULTILINE)
 HINT = re.compile(r"^\s*hint:\s*(.*)$", re.MULTILINE)
@@ -62,7 +63,7 @@ class Exercise:
         """(blanks the exercise was given, blanks still in it), from its answer cells."""
         given = left = 0
         for cell in self.cells:
-            count = cell.metadata.get("tinyad", {}).get("blanks", 0)
+            count = cell.metadata.get(BLANKS_KEY, {}).get("blanks", 0)
             if count:
                 given += count
                 left += cell.source.count(BLANK)
