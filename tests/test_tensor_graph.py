@@ -13,6 +13,7 @@ import pytest
 import tinyad.graph
 from tinyad import Tensor, checkpoint, no_grad
 from tinyad.tensor import Tensor as TensorFromPackage
+from tinyad.tensor.gradients import accumulate
 
 # -- construction -------------------------------------------------------------------
 
@@ -107,6 +108,18 @@ def test_grad_of_the_wrong_shape_names_both_shapes():
     y = Tensor(np.ones((2, 3)), requires_grad=True) * 2
     with pytest.raises(ValueError, match=r"\(2, 3\).*\(3, 2\)"):
         y.backward(np.ones((3, 2)))
+
+
+def test_a_rule_that_forgets_to_sum_a_broadcast_gradient_is_stopped_and_told_why():
+    def add_backward_without_sum(out):
+        for parent in out.parents:
+            accumulate(parent, out.grad)
+
+    x = Tensor(np.ones((2, 3)), requires_grad=True)
+    b = Tensor(np.zeros(3), requires_grad=True)
+    y = Tensor(x.data + b.data, parents=(x, b), op="+", backward_rule=add_backward_without_sum)
+    with pytest.raises(RuntimeError, match=r"gradient of shape \(2, 3\) to a tensor of shape \(3,\).*sum_to_shape"):
+        y.sum().backward()
 
 
 def test_backward_on_a_tensor_without_graph_says_so():

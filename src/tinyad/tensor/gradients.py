@@ -51,8 +51,9 @@ def accumulate(node: Any, grad: np.ndarray) -> None:
     it never shares memory with another node's.
     """
     if grad.shape != node.data.shape:
-        raise RuntimeError(f"internal error: a gradient of shape {grad.shape} reached a tensor "
-                           f"of shape {node.data.shape}")
+        raise RuntimeError(f"a backward rule gave a gradient of shape {grad.shape} to a tensor of "
+                           f"shape {node.data.shape}: a gradient must have its tensor's shape "
+                           "(sum_to_shape sums a broadcast gradient back)")
     if grad.dtype != node.data.dtype:
         grad = grad.astype(node.data.dtype)  # a new array
     elif node.grad is None and not node.parents:
