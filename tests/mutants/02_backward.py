@@ -20,6 +20,12 @@ MUTANTS = {
         "wrong": {
             "recursive": RECURSIVE,
             "recursive, raising the limit itself": "import sys\nsys.setrecursionlimit(100_000)\n" + RECURSIVE,
+            "visited when pushed": [
+                ("        if id(node) in visited:\n            continue\n        visited.add(id(node))\n", ""),
+                ("            if id(parent) not in visited:\n                stack.append((parent, False))",
+                 "            if id(parent) not in visited:\n                visited.add(id(parent))\n"
+                 "                stack.append((parent, False))"),
+            ],
             "pre-order, reversed": """
                 order, seen, stack = [], set(), [root]
                 while stack:
