@@ -136,8 +136,9 @@ def test_digits_split_is_stratified(fraction):
 @pytest.mark.parametrize(
     "fraction, error, words",
     [
-        (0.0, ValueError, "strictly between 0 and 1.*got 0.0"),
-        (1.0, ValueError, "strictly between 0 and 1.*got 1.0"),
+        (0.0, ValueError, "test_fraction must be > 0 and < 1, got 0.0"),
+        (1.0, ValueError, "test_fraction must be > 0 and < 1, got 1.0"),
+        (10**400, ValueError, "an int of 401 digits"),
         (-0.2, ValueError, "got -0.2"),
         (float("nan"), ValueError, "got nan"),
         (float("inf"), ValueError, "got inf"),
@@ -194,3 +195,14 @@ def test_a_seed_must_be_a_whole_number(seed):
     for make in (lambda: data.moons(seed=seed), lambda: data.digits(seed=seed)):
         with pytest.raises(ValueError, match=r"seed must be an int >= 0, got"):
             make()
+
+
+@pytest.mark.parametrize("make, words", [
+    (lambda: data.moons(10, noise=float("nan")), "noise must be a finite number >= 0, got nan"),
+    (lambda: data.moons(10, noise="a"), "noise must be a number, got 'a'"),
+    (lambda: data.spirals(30, turns=float("nan")), "turns must be a finite number >= 0, got nan"),
+    (lambda: data.spirals(30, classes="3"), "classes must be an int >= 2, got '3'"),
+])
+def test_toy_data_refuses_settings_that_would_make_nan_points(make, words):
+    with pytest.raises((TypeError, ValueError), match=words):
+        make()

@@ -86,7 +86,8 @@ def test_a_constant_function_passes_with_zero_gradients():
     (dict(eps=-1e-6), "eps must be > 0"),
     (dict(eps=float("nan")), "eps must be a finite number"),
     (dict(atol=float("inf")), "atol must be a finite number"),
-    (dict(rtol=-1.0), "atol and rtol must be >= 0"),
+    (dict(rtol=-1.0), "rtol must be >= 0"),
+    (dict(eps=10**400), "eps must be a finite number"),
 ])
 def test_settings_that_make_no_sense_are_refused(settings, words):
     with pytest.raises(ValueError, match=words):
@@ -131,3 +132,15 @@ def test_gradcheck_catches_a_wrong_gradient_and_names_the_element():
 
     with pytest.raises(AssertionError, match=r"index \(\d, \d\).*backward gave 0.*relative error"):
         gradcheck(wrong, x)
+
+
+def test_an_input_that_is_not_a_leaf_is_refused_before_anything_changes():
+    x = Value(3.0)
+    y = x * 2
+    with pytest.raises(ValueError, match=r"input 0 is not a leaf: it is the output of '\*'.*detach"):
+        gradcheck(lambda v: v * v, y)
+    assert x.grad == 0.0
+    t = Tensor([1.0, 2.0], requires_grad=True)
+    with pytest.raises(ValueError, match="not a leaf"):
+        gradcheck(lambda v: (v * v).sum(), t * 2)
+    assert t.grad is None

@@ -37,11 +37,7 @@ def test_fail_says_what_was_tried_expected_got_and_a_hint():
     )
 
 
-@pytest.mark.parametrize(
-    "condition",
-    [-1.0 > 0, len([1, 2]) == 3, math.nan > 0, np.float64(math.nan) == np.float64(math.nan)],
-    ids=["wrong sign", "wrong shape", "nan", "numpy nan"],
-)
+@pytest.mark.parametrize("condition", [False, np.False_], ids=["False", "NumPy False"])
 def test_check_fails_on_a_false_condition(condition):
     with pytest.raises(AssertionError) as error:
         grading.check(condition, "what", "tried", "expected", "got", HINT)

@@ -70,8 +70,12 @@ def test_optimiser_zero_grad_and_bad_settings():
         Adam([p], betas=(1.0, 0.9))
     with pytest.raises(ValueError, match=r"betas must be a pair"):
         Adam([p], betas=(0.9,))
-    with pytest.raises(ValueError, match="eps must be >= 0"):
+    with pytest.raises(ValueError, match="eps must be > 0"):
         Adam([p], eps=-1e-8)
+    with pytest.raises(ValueError, match="eps must be > 0, got 0"):  # 0 / 0 for a zero gradient
+        Adam([p], eps=0.0)
+    with pytest.raises(ValueError, match="lr must be a finite number > 0, got an int of 401 digits"):
+        SGD([p], lr=10**400)
     with pytest.raises(TypeError, match="lr must be a number, got '0.1'"):
         SGD([p], lr="0.1")
 
@@ -283,3 +287,15 @@ def test_a_gradient_that_is_not_finite_is_refused_and_the_parameter_kept(bad):
         with pytest.raises(ValueError, match="parameter 0"):
             optimiser.step()
         np.testing.assert_array_equal(param.data, before)
+
+
+def test_numpy_settings_do_not_change_the_parameters_dtype():
+    # A learning rate from np.logspace is an np.float64: stored as it is, it would turn float32
+    # parameters into float64 and Value data into NumPy scalars.
+    t = Tensor(np.ones(3, dtype=np.float32), requires_grad=True)
+    v = Value(1.0)
+    for opt in (SGD([t, v], lr=np.float64(0.1), momentum=np.float64(0.5)),
+                Adam([t, v], lr=np.float64(0.1), betas=(np.float64(0.9), 0.99), eps=np.float64(1e-8))):
+        t.grad, v.grad = np.ones(3, dtype=np.float32), 1.0
+        opt.step()
+        assert t.data.dtype == np.float32 and type(v.data) is float

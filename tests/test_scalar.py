@@ -331,3 +331,17 @@ def test_mlp_sizes_may_come_from_any_iterable():
     from_list = MLP(2, [4, 1], seed=0)
     assert [p.data for p in from_generator.parameters()] == [p.data for p in from_list.parameters()]
     assert [layer.neurons[0].nonlin for layer in from_generator.layers] == [True, False]
+
+
+def test_operands_that_are_not_numbers_are_named_whatever_the_operator():
+    with pytest.raises(TypeError, match="got str: 'a'"):
+        Value(2.0) - "a"
+    with pytest.raises(TypeError, match="got ndarray: an array of size 2"):
+        np.array([1.0, 2.0]) + Value(2.0)  # not an array of Values
+    assert (np.float64(3.0) * Value(2.0)).data == 6.0
+    assert (Value(2.0) / np.int64(4)).data == 0.5  # NumPy ints to negative powers are refused
+    with pytest.raises(OverflowError, match=r"\(1e-320\) \*\* -1 overflows"):
+        Value(1.0) / 1e-320
+    for make in (lambda: Value(10**400), lambda: Value(2.0) * 10**400, lambda: Value(2.0) ** 10**400):
+        with pytest.raises(ValueError, match="an int of 401 digits"):
+            make()

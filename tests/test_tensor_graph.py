@@ -540,3 +540,11 @@ def test_no_grad_belongs_to_the_thread_that_enters_it():
         assert not (x * 2).requires_grad
     worker.join(5)
     assert inside == [True]
+
+
+def test_an_output_made_without_its_rule_is_refused_and_a_huge_int_operand_is_named():
+    a = Tensor([1.0, 2.0], requires_grad=True)
+    with pytest.raises(TypeError, match="no backward_rule"):
+        Tensor(a.data * 2, parents=(a,), op="*")  # it would silently be a leaf, cut off from a
+    with pytest.raises(ValueError, match="must be finite, got an int of 401 digits"):
+        a + 10**400

@@ -413,8 +413,15 @@ def test_power_refuses_what_is_not_real_and_a_gradient_that_needs_log_of_a_non_p
         Tensor([-2.0, 2.0]) ** Tensor([0.5, 0.5])
     negative_base = Tensor([-2.0, 3.0]) ** Tensor([2.0, 2.0], requires_grad=True)
     np.testing.assert_allclose(negative_base.data, [4.0, 9.0])  # the forward is real
-    with pytest.raises(ValueError, match=r"needs log\(base\), but 1 entries of the base are <= 0"):
+    with pytest.raises(ValueError, match=r"needs log\(base\), but 1 entries of the base are < 0"):
         negative_base.sum().backward()
+    # A base of exactly 0: 0 ** e is 0 for every allowed e, so the exponent's slope is 0 (as torch).
+    zero_base, e = Tensor([0.0, 1.0], requires_grad=True), Tensor(2.0, requires_grad=True)
+    (zero_base**e).sum().backward()
+    assert e.grad == 0.0 and zero_base.grad.tolist() == [0.0, 2.0]
+    # A slope that overflows is named as such, not blamed on x = 0.
+    with pytest.raises(OverflowError, match="overflows a float at 1 entries"):
+        (Tensor([1e-200], requires_grad=True) ** -1.0).sum().backward()
     with pytest.raises(ZeroDivisionError, match="infinite"):
         (Tensor([0.0], requires_grad=True) ** 0.5).sum().backward()
     x = Tensor([0.0, 2.0], requires_grad=True)

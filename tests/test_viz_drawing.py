@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import base64
 import re
-import shutil
 
 import numpy as np
 import pytest
@@ -13,7 +12,8 @@ from IPython.core.formatters import DisplayFormatter
 from tinyad import Value, draw, topo_sort
 from tinyad.viz.drawing import FIT_WIDTH, INSTALL_HINT, MAX_NODES, svg_size
 
-needs_dot = pytest.mark.skipif(shutil.which("dot") is None, reason="the Graphviz dot program is not installed")
+from dot_program import needs_dot  # tests/dot_program.py
+
 
 RECORD = re.compile(r"^\s*(v\d+) \[label=\".*shape=record\]$", re.M)
 OP = re.compile(r"^\s*(v\d+_op) \[label=(\S+) ", re.M)

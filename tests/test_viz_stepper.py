@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import html
 import re
-import shutil
 
 import pytest
 
@@ -13,7 +12,8 @@ from tinyad.viz import BackwardStepper
 from tinyad.viz.drawing import INSTALL_HINT
 from tinyad.viz.stepper import CURRENT_COLOUR, DONE_COLOUR, STORED_TEXT
 
-needs_dot = pytest.mark.skipif(shutil.which("dot") is None, reason="the Graphviz dot program is not installed")
+from dot_program import needs_dot  # tests/dot_program.py
+
 # A node in Graphviz's SVG: its name (the title), then its outline with the fill colour.
 SVG_NODE = re.compile(r'<g id="node\d+" class="node">\s*<title>(\w+)</title>\s*<polygon fill="(\w+)"')
 

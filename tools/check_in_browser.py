@@ -41,6 +41,8 @@ import urllib.request
 from pathlib import Path
 from typing import Any, Callable
 
+from tinyad.viz.stepper import STORED_TEXT  # what a stepper shows before its cell runs
+
 ROOT = Path(__file__).resolve().parent.parent
 LESSONS = ["01_value", "02_backward", "04_network"]
 CHROMIUM = "/usr/bin/chromium"
@@ -65,7 +67,6 @@ SETTINGS = {
     },
     "@jupyterlab/notebook-extension/tracker.jupyterlab-settings": {"windowingMode": "none"},
 }
-STEPPER_TEXT = "Backward stepper: run this cell to step through the walk"
 STEP = re.compile(r"step (\d+) of (\d+): (.*)")
 
 
@@ -278,9 +279,9 @@ def check_lesson(browser: Any, url: str, path: Path, shots: Path, timeout: float
     if name == "02_backward":  # a widget stored without its kernel shows its text form
         from selenium.webdriver.common.by import By
 
-        stored = [e for e in browser.find_elements(By.CSS_SELECTOR, ".jp-OutputArea-output") if e.text == STEPPER_TEXT]
+        stored = [e for e in browser.find_elements(By.CSS_SELECTOR, ".jp-OutputArea-output") if e.text == STORED_TEXT]
         if not stored:
-            raise CheckFailed(f"{name}: the stored stepper does not say '{STEPPER_TEXT}'")
+            raise CheckFailed(f"{name}: the stored stepper does not say '{STORED_TEXT}'")
         js(browser, "arguments[0].scrollIntoView({block: 'center'})", stored[0])
         browser.save_screenshot(str(shots / f"{name}-stored-stepper.png"))
 

@@ -1,11 +1,15 @@
-"""Argument checks shared by both engines' networks and the data sets.
+"""Argument checks shared by the networks, the optimisers, gradcheck and the data sets.
 
 A size that is 0, negative or not a whole number would otherwise surface later as a
-ZeroDivisionError in an initialiser or an empty network that returns its input.
+ZeroDivisionError in an initialiser or an empty network that returns its input; a
+setting (a learning rate, a step, a noise level) that is nan or out of range would
+silently corrupt every number computed from it.
 """
 
 from __future__ import annotations
 
+import math
+import numbers
 from typing import Any
 
 import numpy as np
@@ -27,3 +31,26 @@ def layer_sizes(nouts: Any, who: str) -> list[int]:
     for k, n in enumerate(sizes):
         check_count(n, f"{who}'s nouts[{k}]")
     return sizes
+
+
+def check_setting(name: str, value: Any, low: float, high: float | None = None,
+                  low_allowed: bool = True) -> float:
+    """``value`` as a float, if it is a finite real number with ``low <= value < high``.
+
+    ``low < value`` when not ``low_allowed``; no upper bound when ``high`` is None. Anything
+    else is a TypeError or ValueError naming ``name`` and ``value``.
+    """
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a number, got {value!r}")
+    bounds = f"{'>=' if low_allowed else '>'} {low:g}" + (f" and < {high:g}" if high is not None else "")
+    try:
+        number = float(value)
+    except OverflowError:  # an int beyond any float
+        raise ValueError(f"{name} must be a finite number {bounds}, got an int of "
+                         f"{len(str(abs(value)))} digits") from None
+    if not math.isfinite(number):
+        raise ValueError(f"{name} must be a finite number {bounds}, got {value}")
+    too_low = number < low if low_allowed else number <= low
+    if too_low or (high is not None and number >= high):
+        raise ValueError(f"{name} must be {bounds}, got {value}")
+    return number

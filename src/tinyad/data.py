@@ -13,12 +13,11 @@ and the licence).
 from __future__ import annotations
 
 import math
-import numbers
 from importlib import resources
 
 import numpy as np
 
-from tinyad.checks import check_count
+from tinyad.checks import check_count, check_setting
 
 
 
@@ -41,8 +40,7 @@ def moons(n: int = 100, noise: float = 0.1, seed: int = 0) -> tuple[np.ndarray, 
     needs no further scaling.
     """
     check_count(n, "n", least=2)
-    if noise < 0:
-        raise ValueError(f"noise must be >= 0, got {noise}")
+    noise = check_setting("noise", noise, low=0.0)
     rng = _generator(seed)
     n_top = n // 2
     angle = rng.uniform(0.0, np.pi, size=n)
@@ -62,10 +60,10 @@ def spirals(
     Labels are the arm, ``0 .. classes - 1``. Points lie within the unit disc (plus
     noise). ``noise`` is the spread of the angle, in radians.
     """
-    check_count(n, "n", least=classes)
     check_count(classes, "classes", least=2)
-    if noise < 0:
-        raise ValueError(f"noise must be >= 0, got {noise}")
+    check_count(n, "n", least=classes)
+    turns = check_setting("turns", turns, low=0.0)
+    noise = check_setting("noise", noise, low=0.0)
     rng = _generator(seed)
     labels = np.arange(n) % classes
     radius = rng.uniform(0.05, 1.0, size=n)
@@ -125,12 +123,8 @@ def digits(
     Data: E. Alpaydin and C. Kaynak, "Optical Recognition of Handwritten Digits", UCI
     Machine Learning Repository (CC BY 4.0); shipped in ``tinyad/datasets/digits.npz``.
     """
-    if isinstance(test_fraction, bool) or not isinstance(test_fraction, numbers.Real):
-        raise TypeError(f"test_fraction must be a number between 0 and 1, got {test_fraction!r}")
-    if not (math.isfinite(test_fraction) and 0 < test_fraction < 1):
-        raise ValueError(
-            f"test_fraction must be strictly between 0 and 1 (the test set's share), got {test_fraction}"
-        )
+    test_fraction = check_setting("test_fraction", test_fraction, low=0.0,
+                                  high=1.0, low_allowed=False)
     pixels, labels = _digits_file()
     rng = _generator(seed)
     test_parts, train_parts = [], []

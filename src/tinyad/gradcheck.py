@@ -12,6 +12,7 @@ from typing import Any, Callable
 import numpy as np
 
 from tinyad import graph
+from tinyad.checks import check_setting
 
 
 def _scalar(out: Any) -> float:
@@ -54,18 +55,19 @@ def gradcheck(
     """
     if not inputs:
         raise ValueError("gradcheck needs at least one input")
-    for name, setting in (("eps", eps), ("atol", atol), ("rtol", rtol)):
-        if isinstance(setting, bool) or not isinstance(setting, (int, float, np.floating)) or not np.isfinite(setting):
-            raise ValueError(f"gradcheck's {name} must be a finite number, got {setting!r}")
-    if eps <= 0:
-        raise ValueError(f"gradcheck's eps must be > 0, got {eps}: it is the step of the finite difference")
-    if atol < 0 or rtol < 0:
-        raise ValueError(f"gradcheck's atol and rtol must be >= 0, got atol={atol}, rtol={rtol}")
+    eps = check_setting("gradcheck's eps", eps, low=0.0, low_allowed=False)  # the step
+    atol = check_setting("gradcheck's atol", atol, low=0.0)
+    rtol = check_setting("gradcheck's rtol", rtol, low=0.0)
     for i, x in enumerate(inputs):
         if not graph.is_node(x):
             raise TypeError(
                 f"gradcheck's input {i} is a {type(x).__name__}: pass the Values or Tensors that "
                 "f reads, for example gradcheck(f, Value(2.0)) or gradcheck(f, Tensor([1.0, 2.0]))"
+            )
+        if x.parents:  # backward would go on into the graph behind it, and change its leaves
+            raise ValueError(
+                f"gradcheck's input {i} is not a leaf: it is the output of {x.op!r}. Pass a leaf, "
+                "for example x.detach()"
             )
     saved = [(x.data, x.grad) for x in inputs]
     # A Tensor input is checked whether or not it was made with requires_grad=True.

@@ -19,11 +19,11 @@ finite number in range, a parameter that is not a leaf, the same parameter twice
 from __future__ import annotations
 
 import math
-import numbers
 from typing import Any, Iterable
 
 import numpy as np
 
+from tinyad.checks import check_setting
 from tinyad.graph import is_node
 
 
@@ -32,8 +32,7 @@ class Optimizer:
 
     def __init__(self, params: Iterable[Any], lr: float) -> None:
         self.params = _parameter_list(params)
-        _check_setting("lr", lr, low=0.0, low_allowed=False)
-        self.lr = lr
+        self.lr = check_setting("lr", lr, low=0.0, low_allowed=False)
         self.state: list[dict[str, Any]] = [{} for _ in self.params]
 
     def zero_grad(self) -> None:
@@ -64,10 +63,8 @@ class SGD(Optimizer):
         self, params: Iterable[Any], lr: float, momentum: float = 0.0, weight_decay: float = 0.0
     ) -> None:
         super().__init__(params, lr)
-        _check_setting("momentum", momentum, low=0.0)
-        _check_setting("weight_decay", weight_decay, low=0.0)
-        self.momentum = momentum
-        self.weight_decay = weight_decay
+        self.momentum = check_setting("momentum", momentum, low=0.0)
+        self.weight_decay = check_setting("weight_decay", weight_decay, low=0.0)
 
     def update(self, p: Any, state: dict[str, Any]) -> None:
         g = p.grad
@@ -100,13 +97,11 @@ class Adam(Optimizer):
         super().__init__(params, lr)
         if not (isinstance(betas, (tuple, list)) and len(betas) == 2):
             raise ValueError(f"betas must be a pair (beta1, beta2), got {betas!r}")
-        for name, beta in zip(("betas[0]", "betas[1]"), betas):
-            _check_setting(name, beta, low=0.0, high=1.0)
-        _check_setting("eps", eps, low=0.0)
-        _check_setting("weight_decay", weight_decay, low=0.0)
-        self.betas = tuple(betas)
-        self.eps = eps
-        self.weight_decay = weight_decay
+        self.betas = tuple(check_setting(name, beta, low=0.0, high=1.0)
+                           for name, beta in zip(("betas[0]", "betas[1]"), betas))
+        # eps > 0: with eps = 0 a zero gradient would make the step 0 / 0.
+        self.eps = check_setting("eps", eps, low=0.0, low_allowed=False)
+        self.weight_decay = check_setting("weight_decay", weight_decay, low=0.0)
 
     def update(self, p: Any, state: dict[str, Any]) -> None:
         beta1, beta2 = self.betas
@@ -178,17 +173,3 @@ def _check_grad(k: int, p: Any) -> None:
             f"parameter {k}'s gradient has {bad} nan or inf entries: the update would write them "
             "into the parameter"
         )
-
-
-def _check_setting(
-    name: str, value: Any, low: float, high: float | None = None, low_allowed: bool = True
-) -> None:
-    """A finite number in range: ``low <= value`` (``<`` if not ``low_allowed``), ``value < high``."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{name} must be a number, got {value!r}")
-    bounds = f"{'>=' if low_allowed else '>'} {low:g}" + (f" and < {high:g}" if high is not None else "")
-    if not math.isfinite(value):
-        raise ValueError(f"{name} must be a finite number {bounds}, got {value}")
-    too_low = value < low if low_allowed else value <= low
-    if too_low or (high is not None and value >= high):
-        raise ValueError(f"{name} must be {bounds}, got {value}")

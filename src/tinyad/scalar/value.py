@@ -53,6 +53,9 @@ class Value:
 
     # No per-node __dict__: a node is these eight slots and nothing more.
     __slots__ = ("data", "grad", "_first", "_second", "op", "label", "backward_rule", "saved")
+    # NumPy defers to Value's reflected operators, so ``array + v`` is refused by name
+    # instead of becoming an array of Values.
+    __array_ufunc__ = None
 
     def __new__(cls, data: Number, label: str = "") -> Value:
         """A leaf: ``Value(2.0)``, or ``Value(2.0, "x")`` with a label. See ``node``."""
@@ -116,13 +119,15 @@ class Value:
         a.grad -= out.grad  # d(-a)/da = -1
 
     def __sub__(self, other: Value | Number) -> Value:
-        return self + (-other)
+        # A number is negated as a number: v - 1 is v + (-1), a constant leaf, not a neg node.
+        return self + (-other if isinstance(other, Value) else -as_float(other))
 
     def __truediv__(self, other: Value | Number) -> Value:
         divisor = other.data if isinstance(other, Value) else as_float(other)
         if divisor == 0.0:
             raise ZeroDivisionError(f"{self!r} / {other!r}: the divisor is zero")
-        return self * other**-1
+        # A number's reciprocal is a number: v / 4 is v * 0.25, a constant leaf.
+        return self * (other**-1 if isinstance(other, Value) else power(divisor, -1))
 
     # A plain number on the left (2 * v, 1 - v, 1 / v) becomes the first parent,
     # so the parents keep the order written.
@@ -261,7 +266,11 @@ def node(
 def as_float(data: object) -> float:
     """A real number (Python or NumPy, or a size-1 array) as a finite float, or a clear error."""
     if isinstance(data, (float, int)):  # the common case first: it is on every constant's path
-        number = float(data)
+        try:
+            number = float(data)
+        except OverflowError:  # an int beyond any float
+            raise ValueError(f"Value() needs a finite number, got an int of {len(str(abs(data)))} "
+                             "digits") from None
     elif isinstance(data, Value):
         raise TypeError(
             f"Value() got a Value ({data!r}); use v.detach() for a new leaf with the same data"
@@ -302,6 +311,8 @@ def check_exponent(x: float, exponent: object) -> Number:
             f"Value ** exponent needs an int or float constant, got {type(exponent).__name__}"
         )
     n = exponent if isinstance(exponent, int) else float(exponent)
+    if isinstance(n, int) and abs(n) > 2**1023:  # beyond any float: x ** n cannot be one
+        raise ValueError(f"Value ** n: the exponent is an int of {len(str(abs(n)))} digits, beyond a float")
     if not isfinite(n):
         raise ValueError(f"Value ** {n}: the exponent must be a finite number")
     if x == 0.0 and n < 0:
@@ -346,7 +357,8 @@ def check_finite(leaves: list[Value]) -> None:
 
     The rules add products of finite numbers, and a product of two floats below
     1.8e308 can still exceed it: that is an OverflowError, not a silent inf. A nan
-    can only come from a rule that is wrong: that is a FloatingPointError.
+    comes from a rule that is wrong, or from an interior gradient that overflowed to
+    inf and was then multiplied by 0: that is a FloatingPointError.
     """
     for leaf in leaves:
         if not isfinite(leaf.grad):
@@ -355,7 +367,8 @@ def check_finite(leaves: list[Value]) -> None:
             if leaf.grad != leaf.grad:  # nan is the one float not equal to itself
                 raise FloatingPointError(
                     f"backward: the gradient at {where} is not a number (nan): a backward rule "
-                    "computed something undefined"
+                    "computed something undefined, or a gradient on the way overflowed to inf "
+                    "and was multiplied by 0"
                 )
             raise OverflowError(
                 f"backward: the gradient at {where} overflows a float (more than about "

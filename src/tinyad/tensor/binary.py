@@ -146,18 +146,25 @@ def power_backward(out: Tensor) -> None:
     base, exponent = out.parents
     b, e = base.data, exponent.data
     if base.requires_grad:
-        with np.errstate(divide="ignore", invalid="ignore"):
+        if ((b == 0) & (e != 0) & (e < 1)).any():
+            raise ZeroDivisionError("the derivative of x ** n at x = 0 is infinite for n < 1")
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             slope = np.where(e == 0, 0.0, e * b ** (e - 1))  # b**0 is constant: slope 0
         if not np.isfinite(slope).all():
-            raise ZeroDivisionError("the derivative of x ** n at x = 0 is infinite for n < 1")
+            raise OverflowError(f"the derivative of base ** exponent overflows a float at "
+                                f"{int((~np.isfinite(slope)).sum())} entries")
         accumulate(base, sum_to_shape(out.grad * slope, base.shape))
     if exponent.requires_grad:
-        if (b <= 0).any():
+        # 0 ** e is 0 for every e > 0 (the only exponents allowed at 0), so its slope in e is 0;
+        # a negative base has no real log.
+        if (b < 0).any():
             raise ValueError(
                 f"the gradient of base ** exponent for the exponent needs log(base), but "
-                f"{int((b <= 0).sum())} entries of the base are <= 0"
+                f"{int((b < 0).sum())} entries of the base are < 0"
             )
-        accumulate(exponent, sum_to_shape(out.grad * out.data * np.log(b), exponent.shape))
+        with np.errstate(divide="ignore", invalid="ignore"):  # the entries at 0 are replaced
+            slope = np.where(b == 0, 0.0, out.data * np.log(b))
+        accumulate(exponent, sum_to_shape(out.grad * slope, exponent.shape))
 
 
 # -- a @ b --------------------------------------------------------------------

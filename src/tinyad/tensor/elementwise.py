@@ -7,7 +7,8 @@ shape already. Each op is one block: the forward function, then its rule.
 
 Where a function would leave the real numbers it raises at once, naming how many
 entries are at fault: ``exp`` where the result would overflow to inf, ``log``
-where an entry is <= 0. ``sigmoid`` uses a form that never overflows.
+where an entry is <= 0. ``sigmoid`` uses a form that never overflows, ``stable_sigmoid``
+(an array function, which the fused losses in ``functional.py`` use too).
 
 ``-t``, ``t.exp()`` and the other methods call these functions.
 """
@@ -80,11 +81,15 @@ def relu_backward(out: Tensor) -> None:
     accumulate(out.parents[0], out.grad * (out.data > 0))  # slope 1 where x > 0, else 0
 
 
+def stable_sigmoid(a: np.ndarray) -> np.ndarray:
+    """``1 / (1 + exp(-a))`` of an array, as ``1 / (1 + z)`` or ``z / (1 + z)`` with ``z = exp(-|a|)``."""
+    z = np.exp(-np.abs(a))  # in [0, 1]: exp only ever sees numbers <= 0
+    return np.where(a >= 0, 1 / (1 + z), z / (1 + z))
+
+
 def sigmoid(x: Tensor) -> Tensor:
-    """``1 / (1 + exp(-x))``, as ``1 / (1 + z)`` or ``z / (1 + z)`` with ``z = exp(-|x|)``."""
-    z = np.exp(-np.abs(x.data))  # in [0, 1]: exp only ever sees numbers <= 0
-    y = np.where(x.data >= 0, 1 / (1 + z), z / (1 + z))
-    return Tensor(y, parents=(x,), op="sigmoid", backward_rule=sigmoid_backward)
+    """``1 / (1 + exp(-x))`` elementwise, in the form that never overflows (``stable_sigmoid``)."""
+    return Tensor(stable_sigmoid(x.data), parents=(x,), op="sigmoid", backward_rule=sigmoid_backward)
 
 
 def sigmoid_backward(out: Tensor) -> None:

@@ -39,6 +39,7 @@ from typing import Any, Sequence, Union
 
 import numpy as np
 
+from tinyad.tensor.elementwise import stable_sigmoid
 from tinyad.tensor.gradients import accumulate, sum_to_shape
 from tinyad.tensor.reductions import axes
 from tinyad.tensor.tensor import Tensor
@@ -200,12 +201,6 @@ def cross_entropy_backward(out: Tensor) -> None:
     accumulate(logits, grad)
 
 
-def _sigmoid(x: np.ndarray) -> np.ndarray:
-    """``1 / (1 + exp(-x))`` of an array, with ``exp`` only ever of numbers <= 0."""
-    z = np.exp(-np.abs(x))
-    return np.where(x >= 0, 1 / (1 + z), z / (1 + z))
-
-
 def log_sigmoid(x: Tensor) -> Tensor:
     """``log(sigmoid(x))`` elementwise, as ``min(x, 0) - log1p(exp(-|x|))``: finite for any finite x."""
     x = _tensor(x)
@@ -216,7 +211,7 @@ def log_sigmoid(x: Tensor) -> Tensor:
 def log_sigmoid_backward(out: Tensor) -> None:
     # d log(sigmoid(x)) / dx = 1 - sigmoid(x) = sigmoid(-x), computed in the stable form.
     (x,) = out.parents
-    accumulate(x, out.grad * _sigmoid(-x.data))
+    accumulate(x, out.grad * stable_sigmoid(-x.data))
 
 
 def binary_cross_entropy_with_logits(logits: Tensor, targets: Any) -> Tensor:
@@ -252,7 +247,7 @@ def binary_cross_entropy_with_logits_backward(out: Tensor) -> None:
     logits, targets = out.parents
     scale = out.grad / logits.size
     if logits.requires_grad:
-        accumulate(logits, (_sigmoid(logits.data) - targets.data) * scale)
+        accumulate(logits, (stable_sigmoid(logits.data) - targets.data) * scale)
     if targets.requires_grad:
         accumulate(targets, logits.data * -scale)
 

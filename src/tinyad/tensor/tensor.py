@@ -45,6 +45,7 @@ Decisions worth knowing:
 
 from __future__ import annotations
 
+import math
 import numbers
 from typing import Any, Callable, Iterator, NoReturn, Sequence, Union
 
@@ -84,6 +85,11 @@ class Tensor:
         self.grad: np.ndarray | None = None
         self.label: str = label
         if backward_rule is None:  # a leaf: data from outside, checked and converted
+            if parents or op or saved is not None:
+                raise TypeError(
+                    "Tensor(...) got parents, op or saved but no backward_rule: an op's output "
+                    "needs the rule that feeds its parents (backward_rule=...)"
+                )
             self.data: np.ndarray = as_float_array(data, dtype)
             self.requires_grad: bool = _flag(requires_grad)
             self.parents: tuple[Tensor, ...] = ()
@@ -352,8 +358,14 @@ def as_tensor(x: Any, like: Tensor) -> Tensor:
             f"a Tensor op needs a Tensor, a NumPy array or a real number as its other operand, "
             f"got {type(x).__name__}"
         )
-    if isinstance(x, numbers.Real) and not np.isfinite(x):
-        raise ValueError(f"an operand of a Tensor op must be finite, got {x}")
+    if isinstance(x, numbers.Real):
+        try:
+            finite = math.isfinite(x)
+        except OverflowError:  # an int beyond any float
+            finite = False
+        if not finite:
+            shown = x if not isinstance(x, int) else f"an int of {len(str(abs(x)))} digits"
+            raise ValueError(f"an operand of a Tensor op must be finite, got {shown}")
     array = np.asarray(x)
     if array.dtype.kind in "biu" or isinstance(x, numbers.Real):
         return Tensor(array, dtype=like.data.dtype)
