@@ -96,6 +96,7 @@ MUTANTS = {
     4: {  # local rules of your own
         "wrong": {
             "= for mul's first factor": [("a.grad += b.data * out.grad", "a.grad = b.data * out.grad")],
+            "the node instead of its number": [("a.grad += b.data * out.grad", "a.grad += b * out.grad")],
             "= for mul's second factor": [("b.grad += a.data * out.grad", "b.grad = a.data * out.grad")],
             "= for the divisor": [("b.grad += -a.data / b.data**2 * out.grad", "b.grad = -a.data / b.data**2 * out.grad")],
             "the divisor's sign": [("b.grad += -a.data / b.data**2 * out.grad", "b.grad += a.data / b.data**2 * out.grad")],
