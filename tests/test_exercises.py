@@ -207,6 +207,44 @@ def test_lessons_and_solutions_are_stored_executed_and_normalised(path):
     )
 
 
+STORED = EXECUTED + sorted((ROOT / "exercises").glob("*.ipynb"))
+
+
+@pytest.mark.parametrize("path", STORED, ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_a_cell_that_raises_on_purpose_is_tagged_so_run_all_goes_on(path):
+    # JupyterLab's Run All stops at the first error unless the cell carries the tag;
+    # nbval reads the comment marker. Both, or the lesson's later cells never run.
+    nb = nbtools.read(path)
+    untagged = [k for k, c in enumerate(nb.cells) if c.cell_type == "code"
+                and nbtools.RAISES_MARKER in c.source
+                and nbtools.RAISES_TAG not in c.metadata.get("tags", [])]
+    assert not untagged, f"{path.parent.name}/{path.name}: cells {untagged} raise without the tag"
+
+
+@pytest.mark.parametrize("path", STORED, ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_no_widget_state_or_widget_view_is_stored(path):
+    # Opened trusted but not run, JupyterLab draws stored widgets dead; their text form reads well.
+    nb = nbtools.read(path)
+    assert "widgets" not in nb.metadata, f"{path.parent.name}/{path.name} stores widget state"
+    views = [k for k, c in enumerate(nb.cells) for o in c.get("outputs", [])
+             if nbtools.WIDGET_VIEW in o.get("data", {})]
+    assert not views, f"{path.parent.name}/{path.name}: cells {views} store a widget view"
+
+
+def test_normalise_tags_the_marked_cell_and_drops_widget_views():
+    v4 = nbformat.v4
+    raising = v4.new_code_cell("# NBVAL_RAISES_EXCEPTION\n1 / 0")
+    widget = v4.new_code_cell("stepper", outputs=[v4.new_output(
+        "display_data", data={nbtools.WIDGET_VIEW: {"model_id": "abc"}, "text/plain": "run this cell"})])
+    nb = v4.new_notebook(cells=[raising, widget], metadata={"widgets": {"state": {}}})
+    nbtools.normalise(nb)
+    assert raising.metadata.tags == [nbtools.RAISES_TAG]
+    assert widget.outputs[0].data == {"text/plain": "run this cell"}
+    assert "widgets" not in nb.metadata
+    nbtools.normalise(nb)
+    assert raising.metadata.tags == [nbtools.RAISES_TAG], "the tag is added once"
+
+
 def test_every_lesson_has_a_solution_and_an_exercise():
     assert LESSONS, "notebooks/ holds no lesson"
     for folder, names in (("solutions", SOLUTIONS), ("exercises", EXERCISES)):

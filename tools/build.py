@@ -44,8 +44,6 @@ import nbformat
 import nbtools
 
 ROOT = Path(__file__).resolve().parent.parent
-RAISES_MARKER = "NBVAL_RAISES_EXCEPTION"
-RAISES_TAG = "raises-exception"
 
 
 class CurrentPythonKernels(KernelSpecManager):
@@ -85,13 +83,8 @@ def lessons(numbers: list[str]) -> list[str]:
 
 def execute(path: Path, timeout: int) -> None:
     """Run a notebook top to bottom on a fresh kernel and save it with its outputs."""
-    nb = nbtools.read(path)
-    marked = []  # cells whose comment marker says they raise: tag them for nbclient
-    for cell in nb.cells:
-        tags = cell.metadata.setdefault("tags", [])
-        if cell.cell_type == "code" and RAISES_MARKER in cell.source and RAISES_TAG not in tags:
-            tags.append(RAISES_TAG)
-            marked.append(cell)
+    # normalise tags each cell marked # NBVAL_RAISES_EXCEPTION, which nbclient reads too.
+    nb = nbtools.normalise(nbtools.read(path))
     kernel = KernelManager(kernel_name="python3", kernel_spec_manager=CurrentPythonKernels())
     client = NotebookClient(
         nb,
@@ -107,8 +100,6 @@ def execute(path: Path, timeout: int) -> None:
         client.execute(env=env)
     except CellExecutionError as error:
         raise SystemExit(f"build.py: {shown(path)} failed, left unchanged:\n{error}")
-    for cell in marked:
-        cell.metadata["tags"].remove(RAISES_TAG)
     nbtools.write(nbtools.normalise(nb), path)
     print(f"executed  {shown(path)}  ({time.perf_counter() - start:.1f} s)")
 

@@ -10,8 +10,12 @@
   An answer cell also records how many blanks it holds (``metadata["tinyad"]["blanks"]``),
   so the score table can tell an exercise begun from one not started.
 - ``normalise(nb)``: the one notebook metadata the course keeps (the ``python3``
-  kernelspec, the language name, saved widget state) and, per cell, only its tags and that
-  count of blanks, so writing a notebook twice gives the same bytes.
+  kernelspec, the language name) and, per cell, only its tags and that count of blanks, so
+  writing a notebook twice gives the same bytes. No widget state and no widget views are
+  stored: opened trusted but not run, JupyterLab would draw them as dead widgets, where the
+  text form each widget output carries beside its view reads well (the stepper's sentence,
+  the progress bar's last line). A cell marked ``# NBVAL_RAISES_EXCEPTION`` gets the
+  ``raises-exception`` tag beside it, without which JupyterLab's Run All stops there.
 - ``is_check_cell(cell)``: a check cell is a code cell that calls a ``grading.``
   helper (``grading.check_close(...)``) or carries the tag ``check``.
 """
@@ -38,6 +42,9 @@ CHECK_CALL = re.compile(r"\bgrading\.\w+\(")
 CHECK_TAG = "check"
 
 KERNELSPEC = {"display_name": "Python 3", "language": "python", "name": "python3"}
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+RAISES_MARKER = "NBVAL_RAISES_EXCEPTION"  # nbval's marker for a cell that raises on purpose
+RAISES_TAG = "raises-exception"  # the tag JupyterLab and nbclient read for the same thing
 
 
 def is_check_cell(cell: NotebookNode) -> bool:
@@ -90,16 +97,19 @@ def drop_hidden_tests(source: str, where: str) -> str:
 def normalise(nb: NotebookNode) -> NotebookNode:
     """Keep only the metadata the course needs, in place; returns ``nb``."""
     metadata = {"kernelspec": dict(KERNELSPEC), "language_info": {"name": "python"}}
-    if "widgets" in nb.metadata:
-        metadata["widgets"] = nb.metadata["widgets"]
     nb.metadata = nbformat.from_dict(metadata)
     for cell in nb.cells:
         kept = {}
-        if cell.metadata.get("tags"):
-            kept["tags"] = list(cell.metadata["tags"])
+        tags = list(cell.metadata.get("tags", []))
+        if cell.cell_type == "code" and RAISES_MARKER in cell.source and RAISES_TAG not in tags:
+            tags.append(RAISES_TAG)
+        if tags:
+            kept["tags"] = tags
         if BLANKS_KEY in cell.metadata:
             kept[BLANKS_KEY] = dict(cell.metadata[BLANKS_KEY])
         cell.metadata = nbformat.from_dict(kept)
+        for output in cell.get("outputs", []):
+            output.get("data", {}).pop(WIDGET_VIEW, None)
     return nb
 
 
@@ -118,7 +128,6 @@ def make_exercise(solution: NotebookNode, name: str = "notebook") -> NotebookNod
             cell.execution_count = None
         elif cell.cell_type == "markdown":
             cell.source = clear_solutions(cell.source, MARKDOWN_STUB, where)
-    nb.metadata.pop("widgets", None)  # no outputs, so no widget state
     return normalise(nb)
 
 
