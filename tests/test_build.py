@@ -35,7 +35,8 @@ def test_execute_stores_outputs_in_the_notebooks_folder_without_timings(tmp_path
     first, raising, last = nb.cells
     assert first.outputs[0].text == "lesson\n"
     assert raising.outputs[0].output_type == "error" and raising.outputs[0].ename == "ValueError"
-    assert raising.metadata == {}  # the tag used to let it raise is not left behind
+    # The tag stays beside the marker: JupyterLab's Run All reads the tag, nbval the marker.
+    assert raising.metadata == {"tags": [nbtools.RAISES_TAG]}
     assert last.outputs[0].data["text/plain"] == "42"
     assert [c.execution_count for c in nb.cells] == [1, 2, 3]
     assert nbtools.dumps(nbtools.normalise(nb)) == path.read_text(encoding="utf-8")
@@ -125,9 +126,26 @@ def test_a_release_refuses_a_folder_that_is_not_empty_or_inside_the_course(tmp_p
     assert not (build.ROOT / "release-here").exists()
 
 
+def isolated_venv_with_these_packages(venv: Path) -> None:
+    """A new virtual environment that sees the packages of the environment running the tests
+    (so nothing downloads) and nothing of the interpreter's own site-packages, whose older or
+    stray packages (a second nbval, say) would otherwise be imported instead.
+
+    The running environment's site-packages folders are listed in a ``.pth`` file: their
+    packages import, but their own ``.pth`` files (the course's editable install among
+    them) are not read, so the new environment installs and imports its own tinyad."""
+    import site
+    import subprocess
+
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    (new_site,) = venv.glob("lib/python*/site-packages")
+    ours = [p for p in site.getsitepackages() if Path(p).is_dir()]
+    (new_site / "test-environment.pth").write_text("\n".join(ours) + "\n")
+
+
 def test_the_release_installs_in_a_clean_environment_and_grades_its_blank_exercises(tmp_path):
-    """No solutions and no tests in it; installed into a new virtual environment (system
-    packages visible, so nothing downloads), it imports its own tinyad and grades its blanks."""
+    """No solutions and no tests in it; installed into a new virtual environment, it imports
+    its own tinyad and grades its blanks."""
     import os
     import subprocess
 
@@ -149,14 +167,18 @@ def test_the_release_installs_in_a_clean_environment_and_grades_its_blank_exerci
 
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME")}
     venv = tmp_path / "venv"
-    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", str(venv)], check=True)
     python = str(venv / "bin" / "python")
+    isolated_venv_with_these_packages(venv)
 
     def run(*command: str) -> str:
         done = subprocess.run([python, *command], cwd=copy, env=env, capture_output=True, text=True, timeout=300)
         return done.stdout + done.stderr
 
-    out = run("-m", "pip", "install", "--no-deps", "-e", ".")
+    if sys.prefix != sys.base_prefix:  # the tests run in a virtual environment, as the README's do
+        seen = run("-c", "import sys; print([p for p in sys.path if 'site-packages' in p "
+                         "and p.startswith(sys.base_prefix)])").strip()
+        assert seen == "[]", f"the new environment sees the interpreter's own site-packages: {seen}"
+    out = run("-m", "pip", "install", "--no-deps", "--no-build-isolation", "-e", ".")
     assert "Successfully installed tinyad" in out, out
     assert run("-c", "import tinyad; print(tinyad.__file__)").strip() == str(copy / "src" / "tinyad" / "__init__.py")
     out = run("-m", "pytest", "--nbval-lax", "exercises/", "-p", "no:cacheprovider")

@@ -11,8 +11,14 @@ holds a table::
                 "= for the first factor": [("self.grad += ...", "self.grad = ...")],
             },
             "right": "...",                    # one correct alternative; every check must pass
+            "wrong with torch": {...},         # optional: answers only PyTorch can catch
         },
     }
+
+PyTorch is optional, so the checks must catch every ``"wrong"`` answer without it; a part of
+an exercise that is written with PyTorch (lesson 03's ``torch_grads``) can only be checked
+where it is installed, and its wrong answers go under ``"wrong with torch"``, skipped
+without torch with a reason that says so.
 
 An answer is either a string, the learner's code that replaces the exercise's one
 ``### BEGIN SOLUTION`` block (indentation is taken from the block), or a list of
@@ -39,6 +45,7 @@ from pathlib import Path
 import pytest
 
 from test_exercises import ROOT, SOLUTIONS, nbtools
+from torch_reference import needs_torch
 from tinyad.score_table import exercises_of
 
 MUTANTS_DIR = Path(__file__).parent / "mutants"
@@ -66,6 +73,9 @@ def cases() -> list:
         for n, entry in table(name).items():
             for label, answer in entry.get("wrong", {}).items():
                 found.append(pytest.param(name, n, answer, False, id=f"{name[:2]}-ex{n}-wrong-{label}"))
+            for label, answer in entry.get("wrong with torch", {}).items():
+                found.append(pytest.param(name, n, answer, False, id=f"{name[:2]}-ex{n}-wrong-{label}",
+                                          marks=needs_torch))
             if "right" in entry:
                 found.append(pytest.param(name, n, entry["right"], True, id=f"{name[:2]}-ex{n}-right"))
     return found

@@ -6,14 +6,17 @@ MUTANTS = {
             "dL/da with one term": [("[t + a * dt_du * b,", "[a * dt_du * b,")],
             "dt/du = 1 - t": [("dt_du = 1 - t * t", "dt_du = 1 - t")],
             "dL/db with its sign flipped": [("a * dt_du * a, a * dt_du]", "-a * dt_du * a, a * dt_du]")],
-            "torch in float32": [("v, dtype=torch.float64, requires_grad", "v, dtype=torch.float32, requires_grad")],
-            "tensors where floats are asked": [("[ta.grad.item(), tb.grad.item(), tc.grad.item()]", "[ta.grad, tb.grad, tc.grad]")],
-            "the loss as a tensor": [("return loss.item(), [", "return loss.detach(), [")],
+            "dL/dc without the outer factor a": [("a * dt_du * a, a * dt_du]", "a * dt_du * a, dt_du]")],
         },
         "right": [
             ("t = math.tanh(a * b + c)", "u = a * b + c\n    t = math.tanh(u)"),
             ("v, dtype=torch.float64, requires_grad", "v, dtype=torch.double, requires_grad"),
         ],
+        "wrong with torch": {  # torch_grads is written with PyTorch: only checked where it is installed
+            "torch in float32": [("v, dtype=torch.float64, requires_grad", "v, dtype=torch.float32, requires_grad")],
+            "tensors where floats are asked": [("[ta.grad.item(), tb.grad.item(), tc.grad.item()]", "[ta.grad, tb.grad, tc.grad]")],
+            "the loss as a tensor": [("return loss.item(), [", "return loss.detach(), [")],
+        },
     },
     2: {  # predict the gradients after two backward calls
         "wrong": {
