@@ -92,9 +92,57 @@ def test_pictures_stored_in_a_notebook_are_counted(tmp_path):
     assert check.pngs_loaded(outputs) == 1
 
 
-def test_the_lessons_it_opens_exist():
-    for lesson in check.LESSONS:
-        assert (ROOT / "notebooks" / f"{lesson}.ipynb").exists()
+def test_it_opens_every_lesson_and_one_without_dot():
+    assert check.LESSONS == sorted(p.stem for p in (ROOT / "notebooks").glob("*.ipynb"))
+    assert check.WITHOUT_DOT in check.LESSONS
+
+
+def cell(source: str, *tags: str) -> nbformat.NotebookNode:
+    return nbformat.v4.new_code_cell(source, metadata={"tags": list(tags)} if tags else {})
+
+
+def shown(*texts: str) -> dict:
+    """A code cell as the page shows it after running: its prompt and outputs."""
+    return {"prompt": "[1]:", "outputs": [{"mime": "application/vnd.jupyter.stderr", "text": t} for t in texts]}
+
+
+def test_after_run_all_only_tagged_cells_may_show_an_error():
+    sources = [cell("1 / 0", "raises-exception"), cell("print(1)")]
+    check.check_errors_only_where_tagged("n", [shown("ZeroDivisionError: division by zero"), shown()], sources)
+    with pytest.raises(check.CheckFailed, match="code cell 2 shows an error"):
+        check.check_errors_only_where_tagged("n", [shown("ZeroDivisionError: x"), shown("NameError: y")], sources)
+    with pytest.raises(check.CheckFailed, match="code cell 1 is tagged raises-exception but shows no error"):
+        check.check_errors_only_where_tagged("n", [shown(), shown()], sources)
+
+
+def test_a_widget_drawn_without_its_kernel_fails():
+    check.check_no_dead_widget("here", [{"mime": "text/plain", "text": check.STORED_TEXT}])
+    with pytest.raises(check.CheckFailed, match="widget with no kernel"):
+        check.check_no_dead_widget("here", [{"mime": check.WIDGET_VIEW, "text": ""}])
+    with pytest.raises(check.CheckFailed, match="widget with no kernel"):
+        check.check_no_dead_widget("here", [{"mime": "", "text": "Error displaying widget: model not found"}])
+
+
+def test_a_blank_must_show_a_short_message():
+    check.check_short_message("ex", "NotImplementedError: Exercise 1 is not started: write your answer ...")
+    with pytest.raises(check.CheckFailed, match="does not say the exercise is not started"):
+        check.check_short_message("ex", "NotImplementedError: ")
+    long = "\n".join(["Traceback (most recent call last)"] + [f"  line {k}" for k in range(30)]
+                      + ["NotImplementedError: Exercise 1 is not started"])
+    with pytest.raises(check.CheckFailed, match="32 lines"):
+        check.check_short_message("ex", long)
+    with pytest.raises(check.CheckFailed, match="machinery"):
+        check.check_short_message("ex", 'File ".../tinyad/grading.py", line 3\nExercise 1 is not started')
+
+
+def test_the_path_without_graphviz_keeps_python_and_drops_dot(tmp_path, monkeypatch):
+    with_dot, without = tmp_path / "with", tmp_path / "without"
+    with_dot.mkdir(), without.mkdir()
+    (with_dot / "dot").touch()
+    monkeypatch.setenv("PATH", f"{with_dot}:{without}")
+    folders = check.path_without_graphviz().split(":")
+    assert str(with_dot) not in folders and str(without) in folders
+    assert folders[0] == str(Path(sys.executable).parent)
 
 
 def test_without_chromium_it_fails_saying_what_to_install(monkeypatch, tmp_path, capsys):

@@ -1,31 +1,38 @@
-"""Open lessons in JupyterLab in a real browser, as a learner with a fresh clone would.
+"""Open every lesson and exercise notebook in JupyterLab in a real browser, as a learner would.
 
     python tools/check_in_browser.py --screenshots DIR
 
 Needs Debian's Chromium and its driver (``apt install chromium chromium-driver``) and
 Selenium (``python -m pip install -e ".[browser]"``); nothing here downloads a browser.
 
-1. Copies the repository's ``notebooks/`` and ``src/`` into a temporary folder (so
-   nothing the browser does can change the repository's files) and starts JupyterLab
-   there, in its own process on a free port, with fresh settings, data and runtime
-   folders: the notebooks are untrusted, as in a fresh clone. The kernel imports this
-   repository's engine.
-2. Starts headless Chromium and, for lessons 01, 02 and 04:
-   - before anything runs, checks that every stored drawing and plot shows as an
-     image (the PNG stored beside each SVG), that no drawing shows as its text form,
-     and that no output scrolls sideways; in lesson 02, that the stored stepper says
-     that running the cell brings it to life;
-   - runs all cells from the Run menu and checks that no cell shows an error;
+1. Copies the repository's ``notebooks/``, ``exercises/`` (made afresh from ``solutions/``,
+   so blank whatever this clone holds) and ``src/`` into a temporary folder (nothing the
+   browser does can change the repository's files) and starts JupyterLab there, in its own
+   process on a free port, with fresh settings, data and runtime folders: the notebooks are
+   untrusted, as in a fresh clone. The kernel imports this copy's engine.
+2. Starts headless Chromium and, for every lesson:
+   - **untrusted, before anything runs**: every stored drawing and plot shows as an image
+     (the PNG stored beside each SVG), no drawing shows as its text form, no output scrolls
+     sideways; in lesson 02, the stored stepper says that running the cell brings it to life;
+   - **trusted, before anything runs** (``jupyter trust``, then the page reloaded): the
+     pictures still show and no output is a dead widget (each widget shows its text form);
+   - **after Run All** (from the Run menu): every code cell ran, and no cell shows an error
+     but those tagged ``raises-exception``, which must;
    - in lesson 02, clicks the backward stepper to the end, one step back, reset, and
      forward, checking its label and which node is highlighted at each step (the node
      named by the label: the seed and the root's rule both highlight the root).
-3. Saves screenshots in DIR, stops the browser and JupyterLab (by its process id,
-   also when a check fails), and exits 0, or 1 with a message saying what failed.
+3. For every exercise notebook, blank: Run All stops at its first check cell, which shows
+   the course's short message (the exercise is not started), not a long traceback.
+4. Starts a second JupyterLab whose kernel finds no Graphviz ``dot`` program, and runs
+   lesson 01 there: every drawing shows as DOT text under the install hint, no error.
+5. Saves screenshots in DIR, stops the browser and JupyterLab (by its process id, also
+   when a check fails), and exits 0, or 1 with a message saying what failed.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import re
@@ -38,13 +45,18 @@ import tempfile
 import time
 import traceback
 import urllib.request
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
+import nbtools  # beside this script: the exercise generator and what a check cell is
+from tinyad.viz.drawing import INSTALL_HINT  # what a drawing says where dot is missing
 from tinyad.viz.stepper import STORED_TEXT  # what a stepper shows before its cell runs
 
 ROOT = Path(__file__).resolve().parent.parent
-LESSONS = ["01_value", "02_backward", "04_network"]
+LESSONS = sorted(p.stem for p in (ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+WITHOUT_DOT = "01_value"  # the lesson opened where the Graphviz dot program is missing
+GRAPHVIZ_PROGRAMS = ("dot", "neato", "twopi", "circo", "fdp", "sfdp", "osage", "patchwork")
 CHROMIUM = "/usr/bin/chromium"
 CHROMEDRIVER = "/usr/bin/chromedriver"
 CHROMIUM_FLAGS = [
@@ -68,16 +80,30 @@ SETTINGS = {
     "@jupyterlab/notebook-extension/tracker.jupyterlab-settings": {"windowingMode": "none"},
 }
 STEP = re.compile(r"step (\d+) of (\d+): (.*)")
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+DEAD_WIDGET_WORDS = ("Error displaying widget", "Loading widget", "model not found")
+SHORT_MESSAGE_LINES = 12  # a blank's or a failed check's message fits in this many lines
 
 
 class CheckFailed(Exception):
     """A check did not hold: the message says which and what was seen."""
 
 
+@dataclass
+class Lab:
+    """A running JupyterLab: its process, the address of a notebook (``{}``: its path under
+    the course), and the environment its kernels get (``jupyter trust`` needs the same)."""
+
+    server: subprocess.Popen
+    url: str
+    env: dict
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--screenshots", type=Path, required=True, help="folder for the screenshots")
-    parser.add_argument("--timeout", type=float, default=180.0, help="seconds to wait for one notebook to run")
+    parser.add_argument("--timeout", type=float, default=240.0, help="seconds to wait for one notebook to run")
+    parser.add_argument("--lessons", nargs="*", metavar="NN", help="only these lessons and exercises (default: all)")
     args = parser.parse_args(argv)
     for program in (CHROMIUM, CHROMEDRIVER):
         if not Path(program).exists():
@@ -88,11 +114,12 @@ def main(argv: list[str] | None = None) -> int:
     except ImportError:
         print('FAILED: Selenium is not installed: python -m pip install -e ".[browser]"', file=sys.stderr)
         return 1
+    lessons = [name for name in LESSONS if not args.lessons or name[:2] in {n.zfill(2) for n in args.lessons}]
     args.screenshots.mkdir(parents=True, exist_ok=True)
     started = time.monotonic()
     try:
         with tempfile.TemporaryDirectory(prefix="tinyad-browser-") as scratch:
-            check_all(Path(scratch), args.screenshots, args.timeout)
+            check_all(Path(scratch), args.screenshots, args.timeout, lessons)
     except Exception as failure:  # a check, or the browser or JupyterLab itself
         if not isinstance(failure, CheckFailed):
             traceback.print_exc()
@@ -103,29 +130,46 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def check_all(scratch: Path, shots: Path, timeout: float) -> None:
-    """Start JupyterLab and the browser, check every lesson, stop both whatever happens."""
+def check_all(scratch: Path, shots: Path, timeout: float, lessons: list[str]) -> None:
+    """Start JupyterLab and the browser, check every lesson and exercise, stop both whatever happens."""
     course = scratch / "course"
     for folder in ("notebooks", "src"):
         shutil.copytree(ROOT / folder, course / folder, ignore=shutil.ignore_patterns(".ipynb_checkpoints", "__pycache__"))
-    server, url = start_jupyterlab(course, scratch)
+    (course / "exercises").mkdir()
+    for name in lessons:
+        solution = ROOT / "solutions" / f"{name}.ipynb"
+        nbtools.write(nbtools.make_exercise(nbtools.read(solution), solution.name), course / "exercises" / solution.name)
+    browser = None
     try:
         browser = start_browser(scratch)
-        try:
-            for lesson in LESSONS:
-                check_lesson(browser, url, course / "notebooks" / f"{lesson}.ipynb", shots, timeout)
-        finally:
-            browser.quit()
+        with running_lab(course, scratch / "lab", os.environ.get("PATH", "")) as lab:
+            for name in lessons:
+                check_lesson(browser, lab, course / "notebooks" / f"{name}.ipynb", shots, timeout)
+            for name in lessons:
+                check_exercise(browser, lab, course / "exercises" / f"{name}.ipynb", shots, timeout)
+        if WITHOUT_DOT in lessons:
+            with running_lab(course, scratch / "lab-without-dot", path_without_graphviz()) as lab:
+                check_without_dot(browser, lab, course / "notebooks" / f"{WITHOUT_DOT}.ipynb", shots, timeout)
     finally:
-        stop(server)
+        if browser is not None:
+            browser.quit()
+
+
+def path_without_graphviz() -> str:
+    """PATH with every folder that holds a Graphviz program left out, the Python's own first."""
+    folders = [str(Path(sys.executable).parent)] + os.environ.get("PATH", "").split(os.pathsep)
+    kept = [f for f in folders if f and not any((Path(f) / p).exists() for p in GRAPHVIZ_PROGRAMS)]
+    return os.pathsep.join(dict.fromkeys(kept))
 
 
 # -- JupyterLab ------------------------------------------------------------------
 
 
-def start_jupyterlab(course: Path, scratch: Path) -> tuple[subprocess.Popen, str]:
-    """JupyterLab serving ``course`` on a free port, its own process group; and its address."""
-    env = dict(os.environ)
+@contextlib.contextmanager
+def running_lab(course: Path, home: Path, path: str) -> Iterator[Lab]:
+    """JupyterLab serving ``course`` on a free port, in its own process group, with its
+    settings and data in ``home`` and ``path`` as its kernels' PATH; stopped on leaving."""
+    env = dict(os.environ, PATH=path)
     for name, folder in [
         ("JUPYTER_CONFIG_DIR", "config"),
         ("JUPYTER_DATA_DIR", "data"),  # a fresh notary: every notebook is untrusted
@@ -133,34 +177,36 @@ def start_jupyterlab(course: Path, scratch: Path) -> tuple[subprocess.Popen, str
         ("JUPYTERLAB_SETTINGS_DIR", "settings"),
         ("JUPYTERLAB_WORKSPACES_DIR", "workspaces"),
     ]:
-        env[name] = str(scratch / folder)
-        (scratch / folder).mkdir()
+        env[name] = str(home / folder)
+        (home / folder).mkdir(parents=True)
     for name, values in SETTINGS.items():
-        path = scratch / "settings" / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(values))
+        settings = home / "settings" / name
+        settings.parent.mkdir(parents=True, exist_ok=True)
+        settings.write_text(json.dumps(values))
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(course / "src"), env.get("PYTHONPATH")]))
     port, token = free_port(), "tinyad-check"
-    log = open(scratch / "jupyterlab.log", "w")
-    server = subprocess.Popen(
-        [
-            sys.executable, "-m", "jupyter", "lab", "--no-browser", "--ip=127.0.0.1", f"--port={port}",
-            f"--ServerApp.root_dir={course}", f"--IdentityProvider.token={token}",
-            "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
-        ] + (["--allow-root"] if os.geteuid() == 0 else []),  # CI runs as root
-        cwd=course, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
-    )
-    url = f"http://127.0.0.1:{port}"
-    try:
-        wait_for(lambda: server.poll() is not None or server_answers(f"{url}/api/status?token={token}"), 60,
-                 "JupyterLab to start")
-        if server.poll() is not None:
-            raise CheckFailed(f"JupyterLab exited with code {server.returncode}")
-    except CheckFailed:
-        stop(server)
-        log.close()
-        raise CheckFailed(f"JupyterLab did not start; its log:\n{(scratch / 'jupyterlab.log').read_text()[-3000:]}")
-    return server, f"{url}/lab/tree/notebooks/{{}}?token={token}&reset"
+    log_path = home / "jupyterlab.log"
+    with open(log_path, "w") as log:
+        server = subprocess.Popen(
+            [
+                sys.executable, "-m", "jupyter", "lab", "--no-browser", "--ip=127.0.0.1", f"--port={port}",
+                f"--ServerApp.root_dir={course}", f"--IdentityProvider.token={token}",
+                "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+            ] + (["--allow-root"] if os.geteuid() == 0 else []),  # CI runs as root
+            cwd=course, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+        )
+        try:
+            url = f"http://127.0.0.1:{port}"
+            try:
+                wait_for(lambda: server.poll() is not None or server_answers(f"{url}/api/status?token={token}"), 60,
+                         "JupyterLab to start")
+                if server.poll() is not None:
+                    raise CheckFailed(f"JupyterLab exited with code {server.returncode}")
+            except CheckFailed:
+                raise CheckFailed(f"JupyterLab did not start; its log:\n{log_path.read_text()[-3000:]}")
+            yield Lab(server, f"{url}/lab/tree/{{}}?token={token}&reset", env)
+        finally:
+            stop(server)
 
 
 def free_port() -> int:
@@ -240,7 +286,7 @@ const panel = document.querySelector('.jp-NotebookPanel:not(.lm-mod-hidden)');
 const outputs = [...panel.querySelectorAll('.jp-OutputArea-output')];
 return outputs.map(o => ({
     mime: o.getAttribute('data-mime-type') || '',
-    text: o.innerText.slice(0, 300),
+    text: o.innerText.slice(0, 600),
     pngs: [...o.querySelectorAll('img')].filter(i => i.src.startsWith('data:image/png;base64,'))
         .map(i => [i.complete && i.naturalWidth > 0, i.clientWidth, i.naturalWidth]),
     images: o.querySelectorAll('img, svg').length,
@@ -248,21 +294,63 @@ return outputs.map(o => ({
 }));
 """
 
-PROMPTS_SCRIPT = """
+CELLS_SCRIPT = """
 const panel = document.querySelector('.jp-NotebookPanel:not(.lm-mod-hidden)');
-return [...panel.querySelectorAll('.jp-CodeCell .jp-InputArea-prompt')].map(p => p.innerText.trim());
+return [...panel.querySelectorAll('.jp-CodeCell')].map(c => ({
+    prompt: (c.querySelector('.jp-InputArea-prompt') || {innerText: ''}).innerText.trim(),
+    outputs: [...c.querySelectorAll('.jp-OutputArea-output')].map(o => ({
+        mime: o.getAttribute('data-mime-type') || '', text: o.innerText.slice(0, 2000)})),
+}));
 """
 
 
-def check_lesson(browser: Any, url: str, path: Path, shots: Path, timeout: float) -> None:
-    name = path.stem
-    browser.get(url.format(path.name))
-    code_cells = sum(cell["cell_type"] == "code" for cell in json.loads(path.read_text())["cells"])
-    count = "return document.querySelectorAll('.jp-NotebookPanel:not(.lm-mod-hidden) .jp-CodeCell').length"
-    wait_for(lambda: js(browser, count) == code_cells, 60, f"{name} to open with its {code_cells} code cells")
-    wait_for(lambda: kernel_idle(browser), 60, f"{name}'s kernel to start")
+def code_cells(path: Path) -> list:
+    """The notebook file's code cells, in order."""
+    return [cell for cell in nbtools.read(path).cells if cell.cell_type == "code"]
 
-    # Before anything runs: stored drawings and plots are PNG images, nothing scrolls sideways.
+
+def open_notebook(browser: Any, lab: Lab, path: Path, course: Path) -> int:
+    """Open ``path`` (a reload: the notebook is read afresh, trust included); its code cells."""
+    name = path.stem
+    browser.get(lab.url.format(path.relative_to(course).as_posix()))
+    count = len(code_cells(path))
+    script = "return document.querySelectorAll('.jp-NotebookPanel:not(.lm-mod-hidden) .jp-CodeCell').length"
+    wait_for(lambda: js(browser, script) == count, 60, f"{name} to open with its {count} code cells")
+    wait_for(lambda: kernel_idle(browser), 60, f"{name}'s kernel to start")
+    return count
+
+
+def trust(lab: Lab, path: Path) -> None:
+    """Trust a notebook as "Trust Notebook" does: sign it in this JupyterLab's notary."""
+    done = subprocess.run([sys.executable, "-m", "jupyter", "trust", str(path)], env=lab.env,
+                          capture_output=True, text=True, timeout=60)
+    if done.returncode != 0:
+        raise CheckFailed(f"jupyter trust {path.name} failed: {done.stderr.strip()[-500:]}")
+
+
+def run_all(browser: Any, name: str, count: int, timeout: float, stop_at_error: bool) -> list[dict]:
+    """Run All from the Run menu, as a learner would; the cells when it has finished.
+
+    JupyterLab's Run All stops at a cell that fails (unless it is tagged raises-exception):
+    with ``stop_at_error`` the wait ends at the first error shown."""
+    click_menu(browser, "Run", "Run All Cells")
+
+    def finished() -> list[dict] | None:
+        cells = js(browser, CELLS_SCRIPT)
+        if stop_at_error and any(is_error(o) for c in cells for o in c["outputs"]) and kernel_idle(browser):
+            return cells
+        if all_ran([c["prompt"] for c in cells], count) and kernel_idle(browser):
+            return cells
+        return None
+
+    return wait_for(finished, timeout, f"{name} to run all {count} code cells")
+
+
+def check_lesson(browser: Any, lab: Lab, path: Path, shots: Path, timeout: float) -> None:
+    name, course = path.stem, path.parent.parent
+    count = open_notebook(browser, lab, path, course)
+
+    # Untrusted, before anything runs: stored drawings and plots are PNG images.
     expected = stored_images(path)
     try:
         wait_for(lambda: pngs_loaded(js(browser, OUTPUTS_SCRIPT)) >= expected, 30, f"{name}'s stored images to load")
@@ -276,30 +364,114 @@ def check_lesson(browser: Any, url: str, path: Path, shots: Path, timeout: float
         raise CheckFailed(f"{name}: a stored drawing shows as its text form, not as an image")
     check_no_sideways_scroll(name + " before running", outputs)
     screenshot_outputs(browser, shots / f"{name}-stored")
-    if name == "02_backward":  # a widget stored without its kernel shows its text form
-        from selenium.webdriver.common.by import By
+    if name == "02_backward":
+        check_stored_stepper(browser, shots / f"{name}-stored-stepper.png")
 
-        stored = [e for e in browser.find_elements(By.CSS_SELECTOR, ".jp-OutputArea-output") if e.text == STORED_TEXT]
-        if not stored:
-            raise CheckFailed(f"{name}: the stored stepper does not say '{STORED_TEXT}'")
-        js(browser, "arguments[0].scrollIntoView({block: 'center'})", stored[0])
-        browser.save_screenshot(str(shots / f"{name}-stored-stepper.png"))
+    # Trusted, before anything runs: pictures still shown, no widget drawn dead.
+    trust(lab, path)
+    open_notebook(browser, lab, path, course)
+    outputs = wait_for(lambda: (lambda o: o if images_shown(o) >= expected else None)(js(browser, OUTPUTS_SCRIPT)),
+                       30, f"{name}'s {expected} stored pictures to show once trusted")
+    check_no_dead_widget(f"{name} trusted, before running", outputs)
+    check_no_sideways_scroll(name + " trusted, before running", outputs)
+    browser.save_screenshot(str(shots / f"{name}-trusted.png"))
+    if name == "02_backward":
+        check_stored_stepper(browser, shots / f"{name}-trusted-stepper.png")
 
-    # Run all cells from the menu, as a learner would.
-    click_menu(browser, "Run", "Run All Cells")
-    # JupyterLab stops running at a cell that fails: stop waiting when an error shows.
-    wait_for(lambda: any(is_error(o) for o in js(browser, OUTPUTS_SCRIPT))
-             or (all_ran(js(browser, PROMPTS_SCRIPT), code_cells) and kernel_idle(browser)),
-             timeout, f"{name} to run all {code_cells} code cells")
+    # Run All: every cell runs; only the cells tagged raises-exception show an error.
+    cells = run_all(browser, name, count, timeout, stop_at_error=False)
+    check_errors_only_where_tagged(name, cells, code_cells(path))
     outputs = js(browser, OUTPUTS_SCRIPT)
-    errors = [o["text"] for o in outputs if is_error(o)]
-    if errors:
-        raise CheckFailed(f"{name}: a cell shows an error after Run All:\n{errors[0]}")
     check_no_sideways_scroll(name + " after running", outputs)
     screenshot_outputs(browser, shots / f"{name}-run")
     if name == "02_backward":
         check_stepper(browser, shots / name)
-    print(f"{name}: {expected} stored images shown before running; {code_cells} cells ran without error")
+    print(f"{name}: {expected} stored images shown untrusted and trusted, no dead widget; "
+          f"{count} cells ran, errors only where tagged")
+
+
+def check_stored_stepper(browser: Any, shot: Path) -> None:
+    """A stepper stored without its kernel shows its sentence, not a widget."""
+    from selenium.webdriver.common.by import By
+
+    stored = [e for e in browser.find_elements(By.CSS_SELECTOR, ".jp-OutputArea-output") if e.text == STORED_TEXT]
+    if not stored:
+        raise CheckFailed(f"the stored stepper does not say '{STORED_TEXT}'")
+    js(browser, "arguments[0].scrollIntoView({block: 'center'})", stored[0])
+    browser.save_screenshot(str(shot))
+
+
+def check_no_dead_widget(where: str, outputs: list[dict]) -> None:
+    """No output is a widget view (drawn dead without its kernel) or a widget's error text."""
+    for output in outputs:
+        if output["mime"] == WIDGET_VIEW or any(w in output["text"] for w in DEAD_WIDGET_WORDS):
+            raise CheckFailed(f"{where}: an output is a widget with no kernel behind it "
+                              f"({output['mime']}): {output['text'][:80]!r}")
+
+
+def check_errors_only_where_tagged(name: str, cells: list[dict], sources: list) -> None:
+    """After Run All: a cell tagged raises-exception shows its error, no other cell shows one."""
+    for k, (cell, source) in enumerate(zip(cells, sources)):
+        errors = [o["text"] for o in cell["outputs"] if is_error(o)]
+        tagged = nbtools.RAISES_TAG in source.metadata.get("tags", [])
+        if errors and not tagged:
+            raise CheckFailed(f"{name}: code cell {k + 1} shows an error after Run All:\n{errors[0][:1000]}")
+        if tagged and not errors:
+            raise CheckFailed(f"{name}: code cell {k + 1} is tagged raises-exception but shows no error")
+
+
+def check_exercise(browser: Any, lab: Lab, path: Path, shots: Path, timeout: float) -> None:
+    """A blank exercise notebook: Run All stops at its first check cell, with a short message."""
+    name, course = path.stem, path.parent.parent
+    count = open_notebook(browser, lab, path, course)
+    cells = run_all(browser, f"exercises/{name}", count, timeout, stop_at_error=True)
+    sources = code_cells(path)
+    first_check = next(k for k, cell in enumerate(sources) if nbtools.is_check_cell(cell))
+    failing = [k for k, c in enumerate(cells) if any(is_error(o) for o in c["outputs"])]
+    if failing[:1] != [first_check]:
+        raise CheckFailed(f"exercises/{name}: Run All should stop at the first check cell (code cell "
+                          f"{first_check + 1}); the cells showing an error are {[k + 1 for k in failing]}")
+    (message,) = [o["text"] for o in cells[first_check]["outputs"] if is_error(o)][:1]
+    check_short_message(f"exercises/{name}", message)
+    from selenium.webdriver.common.by import By
+
+    cell = browser.find_elements(By.CSS_SELECTOR, ".jp-NotebookPanel:not(.lm-mod-hidden) .jp-CodeCell")[first_check]
+    js(browser, "arguments[0].scrollIntoView({block: 'start'})", cell)
+    time.sleep(0.3)
+    browser.save_screenshot(str(shots / f"exercise-{name}-first-check.png"))
+    print(f"exercises/{name}: Run All stops at the first check cell, saying {message.splitlines()[-1][:70]!r}")
+
+
+def check_short_message(where: str, message: str) -> None:
+    """What a blank shows: the course's few lines saying the exercise is not started,
+    none of the grading machinery's source, no page of traceback."""
+    lines = [line for line in message.splitlines() if line.strip()]
+    if "not started" not in message:
+        raise CheckFailed(f"{where}: the blank's message does not say the exercise is not started:\n{message[:600]}")
+    if "grading.py" in message or len(lines) > SHORT_MESSAGE_LINES:
+        raise CheckFailed(f"{where}: the blank's message is {len(lines)} lines with the machinery's frames, "
+                          f"not the course's short message:\n{message[:1500]}")
+
+
+def check_without_dot(browser: Any, lab: Lab, path: Path, shots: Path, timeout: float) -> None:
+    """Where dot is missing: Run All gives no error, and drawings show their DOT text and the hint."""
+    name, course = path.stem, path.parent.parent
+    count = open_notebook(browser, lab, path, course)
+    cells = run_all(browser, name, count, timeout, stop_at_error=False)
+    check_errors_only_where_tagged(f"{name} without dot", cells, code_cells(path))
+    outputs = js(browser, OUTPUTS_SCRIPT)
+    hints = [o for o in outputs if INSTALL_HINT.split(",")[0] in o["text"]]
+    if not hints:
+        raise CheckFailed(f"{name} without dot: no drawing shows the install hint")
+    check_no_sideways_scroll(f"{name} without dot", outputs)
+    from selenium.webdriver.common.by import By
+
+    first = [e for e in browser.find_elements(By.CSS_SELECTOR, ".jp-OutputArea-output")
+             if INSTALL_HINT.split(",")[0] in e.text][0]
+    js(browser, "arguments[0].scrollIntoView({block: 'start'})", first)
+    time.sleep(0.3)
+    browser.save_screenshot(str(shots / f"{name}-without-dot-run.png"))
+    print(f"{name} without dot: {count} cells ran, {len(hints)} drawings show their DOT text and the hint")
 
 
 def is_error(output: dict) -> bool:
@@ -307,6 +479,11 @@ def is_error(output: dict) -> bool:
     return output["mime"] == "application/vnd.jupyter.stderr" and bool(
         "Traceback" in output["text"] or re.search(r"^\w*(Error|Exception)\b", output["text"], re.M)
     )
+
+
+def images_shown(outputs: list[dict]) -> int:
+    """How many outputs show a picture (PNG or, once trusted, SVG)."""
+    return sum(1 for output in outputs if output["images"])
 
 
 def pngs_loaded(outputs: list[dict]) -> int:
