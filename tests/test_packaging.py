@@ -82,9 +82,13 @@ def test_binder_installs_tinyad_after_the_environment():
     assert "pip install --no-deps -e ." in post_build
 
 
-def test_ci_runs_the_readme_test_command():
+def test_ci_runs_the_readme_commands_word_for_word():
     readme = (ROOT / "README.md").read_text()
     ci = (ROOT / ".ci" / "run").read_text()
-    command = 'python -m pip install -e ".[test]" && python -m pytest'
-    assert command in readme and command in ci
-    assert "torch==2.13.0" in ci
+    for command in ('python -m pip install -e . && python -m jupyter lab --notebook-dir=. notebooks/01_value.ipynb',
+                    'python -m pip install -e ".[test]" && python -m pytest'):
+        assert command in readme and f"'{command}'" in ci, command
+    # The learner's path comes first, in a fresh venv, before torch or dot is installed.
+    learner = ci.index('bash -c "$RUN_TESTS"')
+    assert ci.index("python3 -m venv") < learner
+    assert learner < ci.index("pip install -q torch==2.13.0") and learner < ci.index("apt-get install -y -qq graphviz")
