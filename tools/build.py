@@ -2,8 +2,10 @@
 
 For each lesson NN, from the repository root or anywhere else:
 
-1. execute ``notebooks/NN_*.ipynb`` and ``solutions/NN_*.ipynb`` in place, each on a
-   fresh kernel of the Python running this script, in the notebook's own folder;
+1. build ``notebooks/NN_*.ipynb`` and ``solutions/NN_*.ipynb`` from their text forms
+   (``text/notebooks/NN_*.md``, ``text/solutions/NN_*.md``: what maintainers edit, see
+   ``textforms.py``) and execute them, each on a fresh kernel of the Python running this
+   script, in the notebook's own folder;
 2. write ``exercises/NN_*.ipynb`` from the executed solution (``nbtools.make_exercise``).
 
 A notebook whose cell raises (other than a cell marked ``# NBVAL_RAISES_EXCEPTION`` or
@@ -42,6 +44,7 @@ from nbclient.exceptions import CellExecutionError
 import nbformat
 
 import nbtools
+import textforms
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -67,6 +70,7 @@ def lessons(numbers: list[str]) -> list[str]:
     """The lesson numbers to build: those given, checked, or every one found."""
     found = sorted(
         {p.name[:2] for folder in ("notebooks", "solutions") for p in (ROOT / folder).glob("[0-9][0-9]_*.ipynb")}
+        | {p.name[:2] for folder in textforms.FOLDERS for p in (ROOT / "text" / folder).glob("[0-9][0-9]_*.md")}
     )
     if not numbers:
         return found
@@ -81,10 +85,26 @@ def lessons(numbers: list[str]) -> list[str]:
     return wanted
 
 
+def source_of(path: Path) -> nbformat.NotebookNode:
+    """What notebook ``path`` is built from: its text form (what maintainers edit) where it has
+    one, else the notebook itself; normalised, so a cell marked ``# NBVAL_RAISES_EXCEPTION``
+    carries the ``raises-exception`` tag that nbclient reads too."""
+    twin = textforms.text_path(path)
+    if twin.exists():
+        return textforms.from_text(twin.read_text(encoding="utf-8"))
+    return nbtools.normalise(nbtools.read(path))
+
+
+def notebooks_of(number: str, folder: str) -> list[Path]:
+    """Lesson ``number``'s notebooks in ``folder``: those stored, and those written as text only."""
+    stored = {p.name for p in (ROOT / folder).glob(f"{number}_*.ipynb")}
+    text_only = {p.stem + ".ipynb" for p in (ROOT / "text" / folder).glob(f"{number}_*.md")}
+    return [ROOT / folder / name for name in sorted(stored | text_only)]
+
+
 def execute(path: Path, timeout: int) -> None:
     """Run a notebook top to bottom on a fresh kernel and save it with its outputs."""
-    # normalise tags each cell marked # NBVAL_RAISES_EXCEPTION, which nbclient reads too.
-    nb = nbtools.normalise(nbtools.read(path))
+    nb = source_of(path)
     kernel = KernelManager(kernel_name="python3", kernel_spec_manager=CurrentPythonKernels())
     client = NotebookClient(
         nb,
@@ -134,19 +154,19 @@ def learner_work(exercise: Path, fresh: nbformat.NotebookNode) -> str | None:
 
 def build(number: str, timeout: int, force: bool = False) -> None:
     """Execute lesson ``number``'s lesson and solution notebooks, then regenerate its exercises."""
-    solutions = sorted((ROOT / "solutions").glob(f"{number}_*.ipynb"))
+    solutions = notebooks_of(number, "solutions")
     # Refuse before executing anything: an exercise has no outputs, so the solution's
     # source, executed or not, decides what the exercise will be.
     for solution in solutions:
         exercise = ROOT / "exercises" / solution.name
-        work = learner_work(exercise, nbtools.make_exercise(nbtools.read(solution), solution.name))
+        work = learner_work(exercise, nbtools.make_exercise(source_of(solution), solution.name))
         if work and not force:
             sys.exit(
                 f"{shown(exercise)} looks like a learner's work ({work}); not overwritten. "
                 "Keep it elsewhere, or pass --force to replace it with the blank exercise."
             )
-    for folder in ("notebooks", "solutions"):
-        for path in sorted((ROOT / folder).glob(f"{number}_*.ipynb")):
+    for folder in textforms.FOLDERS:
+        for path in notebooks_of(number, folder):
             execute(path, timeout)
     for solution in solutions:
         exercise = ROOT / "exercises" / solution.name

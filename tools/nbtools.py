@@ -11,7 +11,7 @@
   so the score table can tell an exercise begun from one not started.
 - ``normalise(nb)``: the one notebook metadata the course keeps (the ``python3``
   kernelspec, the language name) and, per cell, only its tags and that count of blanks, so
-  writing a notebook twice gives the same bytes. No widget state and no widget views are
+  writing a notebook twice gives the same bytes; no cell's source ends in a blank line. No widget state and no widget views are
   stored: opened trusted but not run, JupyterLab would draw them as dead widgets, where the
   text form each widget output carries beside its view reads well (the stepper's sentence,
   the progress bar's last line). A cell marked ``# NBVAL_RAISES_EXCEPTION`` gets the
@@ -99,6 +99,7 @@ def normalise(nb: NotebookNode) -> NotebookNode:
     metadata = {"kernelspec": dict(KERNELSPEC), "language_info": {"name": "python"}}
     nb.metadata = nbformat.from_dict(metadata)
     for cell in nb.cells:
+        cell.source = cell.source.rstrip("\n")  # as a text form gives it back (tools/textforms.py)
         kept = {}
         tags = list(cell.metadata.get("tags", []))
         if cell.cell_type == "code" and RAISES_MARKER in cell.source and RAISES_TAG not in tags:

@@ -1,0 +1,80 @@
+"""Each lesson and solution notebook is in step with its text form (tools/textforms.py)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tools"))
+import build  # noqa: E402  (tools/ is a folder of scripts, not a package)
+import textforms  # noqa: E402
+
+PAIRED = [p for folder in textforms.FOLDERS for p in sorted((ROOT / folder).glob("*.ipynb"))]
+
+
+@pytest.mark.parametrize("notebook", PAIRED, ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_every_notebook_is_in_step_with_its_text_form(notebook):
+    differs = textforms.difference(notebook)
+    assert differs is None, (
+        f"{notebook.parent.name}/{notebook.name} and its text form part: {differs}. Edited the text? "
+        f"Run python tools/build.py {notebook.name[:2]}. Edited the notebook? Run "
+        f"python tools/textforms.py {notebook.name[:2]}, review the text's diff, then build."
+    )
+
+
+def test_every_text_form_has_its_notebook():
+    texts = {p.relative_to(ROOT / "text").with_suffix(".ipynb") for p in (ROOT / "text").rglob("*.md")}
+    assert texts == {p.relative_to(ROOT) for p in PAIRED}
+
+
+def test_the_text_form_keeps_sources_and_tags_and_nothing_else():
+    v4 = nbformat.v4
+    nb = v4.new_notebook(metadata={"kernelspec": {"name": "python3", "display_name": "Python 3"}}, cells=[
+        v4.new_markdown_cell("# A lesson\n\nSome *words*."),
+        v4.new_markdown_cell("A second paragraph cell."),
+        v4.new_code_cell("# NBVAL_RAISES_EXCEPTION\n1 / 0\n", metadata={"tags": ["raises-exception"], "x": 1},
+                         outputs=[v4.new_output("error", ename="ZeroDivisionError", evalue="", traceback=[])],
+                         execution_count=3),
+        v4.new_code_cell("print('```')"),
+    ])
+    text = textforms.to_text(nb)
+    assert "ZeroDivisionError" not in text and "kernelspec" not in text and '"x"' not in text
+    back = textforms.from_text(text)
+    assert textforms.cells(back) == [
+        ("markdown", "# A lesson\n\nSome *words*.", []),
+        ("markdown", "A second paragraph cell.", []),
+        ("code", "# NBVAL_RAISES_EXCEPTION\n1 / 0", ["raises-exception"]),
+        ("code", "print('```')", []),
+    ]
+    assert all(c.outputs == [] and c.execution_count is None for c in back.cells if c.cell_type == "code")
+
+
+def test_a_changed_text_form_is_seen(tmp_path, monkeypatch):
+    monkeypatch.setattr(textforms, "ROOT", tmp_path)
+    notebook = tmp_path / "notebooks" / "99_demo.ipynb"
+    notebook.parent.mkdir()
+    v4 = nbformat.v4
+    nbformat.write(v4.new_notebook(cells=[v4.new_code_cell("x = 1"), v4.new_code_cell("x")]), notebook)
+    assert textforms.difference(notebook) == "text/notebooks/99_demo.md is missing"
+    twin = textforms.write_text(notebook)
+    assert textforms.difference(notebook) is None
+    twin.write_text(twin.read_text().replace("x = 1", "x = 2"))
+    assert textforms.difference(notebook).startswith("cell 0 differs")
+
+
+def test_the_build_executes_what_the_text_form_says(tmp_path, monkeypatch):
+    monkeypatch.setattr(textforms, "ROOT", tmp_path)
+    notebook = tmp_path / "notebooks" / "99_demo.ipynb"
+    twin = textforms.text_path(notebook)
+    twin.parent.mkdir(parents=True)
+    v4 = nbformat.v4
+    twin.write_text(textforms.to_text(v4.new_notebook(cells=[v4.new_code_cell("6 * 7")])))
+    notebook.parent.mkdir()
+    build.execute(notebook, timeout=60)  # a lesson written as text first: no notebook before
+    (cell,) = nbformat.read(notebook, as_version=4).cells
+    assert cell.source == "6 * 7" and cell.outputs[0].data["text/plain"] == "42"
+    assert textforms.difference(notebook) is None

@@ -1,0 +1,97 @@
+"""Lessons as text: each lesson and solution notebook has a twin in MyST Markdown under ``text/``.
+
+    text/notebooks/NN_name.md   <->  notebooks/NN_name.ipynb
+    text/solutions/NN_name.md   <->  solutions/NN_name.ipynb
+
+The text form is what a maintainer edits and reviews: every cell's source and tags, no
+outputs, no notebook metadata (the course keeps none worth reviewing). ``tools/build.py``
+builds each ``.ipynb`` from its text form and runs it, so the two stay in step;
+``tests/test_textforms.py`` checks that they are.
+
+    python tools/textforms.py             # write every text form from its notebook
+    python tools/textforms.py 06 07       # only these lessons
+
+Writing from the notebook is for a change made in JupyterLab: save the notebook, write its
+text form, review the text's diff, then build.
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+from pathlib import Path
+
+import jupytext
+from nbformat import NotebookNode
+
+import nbtools
+
+ROOT = Path(__file__).resolve().parent.parent
+FORMAT = "md:myst"
+FOLDERS = ("notebooks", "solutions")  # the notebooks with a text form (exercises are generated)
+# What the text keeps: no notebook metadata; of a cell's metadata, only its tags.
+FILTERS = {"notebook_metadata_filter": "-all", "cell_metadata_filter": "tags"}
+
+
+def text_path(notebook: Path) -> Path:
+    """Where the text form of ``notebooks/NN_name.ipynb`` (or ``solutions/...``) lives."""
+    return ROOT / "text" / notebook.parent.name / f"{notebook.stem}.md"
+
+
+def to_text(nb: NotebookNode) -> str:
+    """The text form of a notebook: its cells' sources and tags, in MyST Markdown."""
+    nb = copy.deepcopy(nb)
+    nb.metadata = {"jupytext": dict(FILTERS)}
+    text = jupytext.writes(nb, fmt=FORMAT)
+    return text if text.endswith("\n") else text + "\n"
+
+
+def from_text(text: str) -> NotebookNode:
+    """The notebook a text form describes: its cells, no outputs, the course's metadata."""
+    nb = jupytext.reads(text, fmt=FORMAT)
+    for cell in nb.cells:
+        if cell.cell_type == "code":
+            cell.outputs, cell.execution_count = [], None
+    return nbtools.normalise(nb)
+
+
+def cells(nb: NotebookNode) -> list[tuple[str, str, list[str]]]:
+    """What a notebook and its text form must share: each cell's kind, source and tags."""
+    return [(c.cell_type, c.source, list(c.metadata.get("tags", []))) for c in nb.cells]
+
+
+def difference(notebook: Path) -> str | None:
+    """Where ``notebook`` and its text form part, in words; None when they are in step."""
+    twin = text_path(notebook)
+    if not twin.exists():
+        return f"{twin.relative_to(ROOT)} is missing"
+    ours, theirs = cells(nbtools.read(notebook)), cells(from_text(twin.read_text(encoding="utf-8")))
+    for k, (a, b) in enumerate(zip(ours, theirs)):
+        if a != b:
+            return f"cell {k} differs: the notebook has {a[1][:60]!r}, the text form {b[1][:60]!r}"
+    if len(ours) != len(theirs):
+        return f"the notebook has {len(ours)} cells, the text form {len(theirs)}"
+    return None
+
+
+def write_text(notebook: Path) -> Path:
+    """Write ``notebook``'s text form from the notebook; return its path."""
+    twin = text_path(notebook)
+    twin.parent.mkdir(parents=True, exist_ok=True)
+    twin.write_text(to_text(nbtools.read(notebook)), encoding="utf-8", newline="\n")
+    return twin
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("lessons", nargs="*", metavar="NN", help="lesson numbers (default: all)")
+    args = parser.parse_args()
+    wanted = {n.zfill(2) for n in args.lessons}
+    for folder in FOLDERS:
+        for notebook in sorted((ROOT / folder).glob("[0-9][0-9]_*.ipynb")):
+            if not wanted or notebook.name[:2] in wanted:
+                print(f"wrote {write_text(notebook).relative_to(ROOT)}")
+
+
+if __name__ == "__main__":
+    main()
