@@ -10,7 +10,7 @@ import pytest
 from IPython.core.formatters import DisplayFormatter
 
 from tinyad import Value, draw, topo_sort
-from tinyad.viz.drawing import FIT_WIDTH, INSTALL_HINT, MAX_NODES, svg_size
+from tinyad.viz.drawing import FIT_WIDTH, HINT_WIDTH, INSTALL_HINT, MAX_NODES, svg_size
 
 from dot_program import needs_dot  # tests/dot_program.py
 
@@ -123,6 +123,23 @@ def test_without_dot_the_display_is_dot_text_and_a_hint(monkeypatch, tmp_path):
     # What a notebook does with it: no error, the text form holds the hint.
     data, _ = DisplayFormatter().format(drawing)
     assert INSTALL_HINT in data["text/plain"]
+
+
+def broken_at(text: str, width: int) -> list[str]:
+    """The lines of ``text`` as a column ``width`` characters wide shows them, breaking
+    a longer line wherever the column ends, inside a word or not (as notebooks do)."""
+    return [line[k : k + width] for line in text.splitlines() for k in range(0, max(len(line), 1), width)]
+
+
+def test_the_install_hint_never_breaks_inside_a_word():
+    # As one line of 247 characters it showed as "... or brew install g" / "raphviz." in a
+    # notebook column: the hint's own lines must be short enough that no column breaks them.
+    words = INSTALL_HINT.split()
+    for width in range(HINT_WIDTH, 121):  # a notebook column, narrow to wide
+        assert " ".join(broken_at(INSTALL_HINT, width)).split() == words, f"a word broken at {width}"
+    assert max(len(line) for line in INSTALL_HINT.splitlines()) <= HINT_WIDTH < 80
+    for command in ("apt install graphviz", "conda install -c conda-forge graphviz", "brew install graphviz"):
+        assert any(line.strip() == command for line in INSTALL_HINT.splitlines()), command
 
 
 def chain(n: int) -> Value:

@@ -1,86 +1,72 @@
 """Wrong answers that lesson 06's checks must catch, and a right one they must accept."""
 
 MUTANTS = {
-    1: {  # sum back to an operand's shape
-        "wrong": {
-            "only the leading axes summed": """
-                return grad.sum(axis=tuple(range(grad.ndim - len(shape))))
-            """,
-            "stretched axes dropped, not kept as 1": """
-                extra = grad.ndim - len(shape)
-                grad = grad.sum(axis=tuple(range(extra)))
-                stretched = tuple(i for i, n in enumerate(shape) if n == 1 and grad.shape[i] != 1)
-                return grad.sum(axis=stretched)
-            """,
-            "the copies averaged": """
-                extra = grad.ndim - len(shape)
-                grad = grad.mean(axis=tuple(range(extra)))
-                stretched = tuple(i for i, n in enumerate(shape) if n == 1 and grad.shape[i] != 1)
-                return grad.mean(axis=stretched, keepdims=True)
-            """,
-            "the gradient handed on unchanged": """
-                return grad
-            """,
-            "the trailing axes summed": """
-                grad = grad.sum(axis=tuple(range(len(shape), grad.ndim)))
-                stretched = tuple(i for i, n in enumerate(shape) if n == 1 and grad.shape[i] != 1)
-                return grad.sum(axis=stretched, keepdims=True)
-            """,
-        },
-        "right": """
-            while grad.ndim > len(shape):
-                grad = grad.sum(axis=0)
-            for axis, size in enumerate(shape):
-                if size == 1:
-                    grad = grad.sum(axis=axis, keepdims=True)
-            return grad
-        """,
-    },
-    2: {  # a broadcasting multiply's backward
+    1: {  # a broadcasting division's backward
         "wrong": {
             "no sum_to_shape": """
                 a, b = out.parents
                 if a.requires_grad:
-                    accumulate(a, out.grad * b.data)
+                    accumulate(a, out.grad / b.data)
                 if b.requires_grad:
-                    accumulate(b, out.grad * a.data)
+                    accumulate(b, -out.grad * a.data / b.data ** 2)
             """,
-            "each parent times itself": """
+            "the multiply's rule": """
                 a, b = out.parents
                 if a.requires_grad:
-                    accumulate(a, sum_to_shape(out.grad * a.data, a.shape))
+                    accumulate(a, sum_to_shape(out.grad * b.data, a.shape))
                 if b.requires_grad:
-                    accumulate(b, sum_to_shape(out.grad * b.data, b.shape))
+                    accumulate(b, sum_to_shape(out.grad * a.data, b.shape))
+            """,
+            "b's slope without its minus sign": """
+                a, b = out.parents
+                if a.requires_grad:
+                    accumulate(a, sum_to_shape(out.grad / b.data, a.shape))
+                if b.requires_grad:
+                    accumulate(b, sum_to_shape(out.grad * a.data / b.data ** 2, b.shape))
+            """,
+            "b's slope as -1 / b**2, without a": """
+                a, b = out.parents
+                if a.requires_grad:
+                    accumulate(a, sum_to_shape(out.grad / b.data, a.shape))
+                if b.requires_grad:
+                    accumulate(b, sum_to_shape(-out.grad / b.data ** 2, b.shape))
+            """,
+            "b's slope as -a / b, one power short": """
+                a, b = out.parents
+                if a.requires_grad:
+                    accumulate(a, sum_to_shape(out.grad / b.data, a.shape))
+                if b.requires_grad:
+                    accumulate(b, sum_to_shape(-out.grad * a.data / b.data, b.shape))
             """,
             "grad overwritten, not added": """
                 a, b = out.parents
                 if a.requires_grad:
-                    a.grad = sum_to_shape(out.grad * b.data, a.shape)
+                    a.grad = sum_to_shape(out.grad / b.data, a.shape)
                 if b.requires_grad:
-                    b.grad = sum_to_shape(out.grad * a.data, b.shape)
+                    b.grad = sum_to_shape(-out.grad * a.data / b.data ** 2, b.shape)
             """,
             "a constant given a gradient": """
                 a, b = out.parents
-                accumulate(a, sum_to_shape(out.grad * b.data, a.shape))
-                accumulate(b, sum_to_shape(out.grad * a.data, b.shape))
+                accumulate(a, sum_to_shape(out.grad / b.data, a.shape))
+                accumulate(b, sum_to_shape(-out.grad * a.data / b.data ** 2, b.shape))
             """,
             "out.grad forgotten": """
                 a, b = out.parents
                 if a.requires_grad:
-                    accumulate(a, sum_to_shape(np.broadcast_to(b.data, out.shape), a.shape))
+                    accumulate(a, sum_to_shape(np.broadcast_to(1 / b.data, out.shape), a.shape))
                 if b.requires_grad:
-                    accumulate(b, sum_to_shape(np.broadcast_to(a.data, out.shape), b.shape))
+                    accumulate(b, sum_to_shape(-out.data / b.data, b.shape))
             """,
         },
         "right": """
             a, b = out.parents
-            for mine, other in ((a, b), (b, a)):
-                if mine.requires_grad:
-                    local = np.broadcast_to(other.data, out.shape) * out.grad
-                    accumulate(mine, sum_to_shape(local, mine.shape))
+            over_b = out.grad / b.data
+            for parent, local in ((a, over_b), (b, -over_b * out.data)):  # out.data is a / b
+                if parent.requires_grad:
+                    accumulate(parent, sum_to_shape(local, parent.shape))
         """,
     },
-    3: {  # matmul's backward
+    2: {  # matmul's backward
         "wrong": {
             "batch axes never summed": """
                 return dC @ np.swapaxes(B, -1, -2), np.swapaxes(A, -1, -2) @ dC
@@ -110,6 +96,58 @@ MUTANTS = {
             dA = np.einsum("...ij,...kj->...ik", dC, B)
             dB = np.einsum("...ji,...jk->...ik", A, dC)
             return sum_to_shape(dA, A.shape), sum_to_shape(dB, B.shape)
+        """,
+    },
+    3: {  # a mean's backward over any axes
+        "wrong": {
+            "the sum's gradient: no 1 / n": """
+                axes = tuple(range(len(shape))) if axis is None else np.atleast_1d(axis) % len(shape)
+                if not keepdims:
+                    grad = np.expand_dims(grad, tuple(axes))
+                return np.broadcast_to(grad, shape).copy()
+            """,
+            "divided by the size of x": """
+                axes = tuple(range(len(shape))) if axis is None else tuple(np.atleast_1d(axis) % len(shape))
+                if not keepdims:
+                    grad = np.expand_dims(grad, axes)
+                return np.broadcast_to(grad, shape) / np.prod(shape)
+            """,
+            "divided by the number of averaged axes": """
+                axes = tuple(range(len(shape))) if axis is None else tuple(np.atleast_1d(axis) % len(shape))
+                if not keepdims:
+                    grad = np.expand_dims(grad, axes)
+                return np.broadcast_to(grad, shape) / len(axes)
+            """,
+            "the axes never put back": """
+                axes = tuple(range(len(shape))) if axis is None else tuple(np.atleast_1d(axis) % len(shape))
+                n = np.prod([shape[a] for a in axes])
+                return np.broadcast_to(grad, shape) / n
+            """,
+            "the axes put back at the end": """
+                axes = tuple(range(len(shape))) if axis is None else tuple(np.atleast_1d(axis) % len(shape))
+                n = np.prod([shape[a] for a in axes])
+                if not keepdims:
+                    grad = grad.reshape(grad.shape + (1,) * len(axes))
+                return np.broadcast_to(grad, shape) / n
+            """,
+            "keepdims ignored": """
+                axes = tuple(range(len(shape))) if axis is None else tuple(np.atleast_1d(axis) % len(shape))
+                n = np.prod([shape[a] for a in axes])
+                return np.broadcast_to(np.expand_dims(grad, axes), shape) / n
+            """,
+            "negative axes taken as they are": """
+                axes = range(len(shape)) if axis is None else np.atleast_1d(axis)
+                kept = tuple(1 if i in axes else size for i, size in enumerate(shape))
+                n = np.prod([shape[a] for a in axes])
+                return np.broadcast_to(grad.reshape(kept), shape) / n
+            """,
+        },
+        "right": """
+            ndim = len(shape)
+            axes = range(ndim) if axis is None else [a % ndim for a in np.atleast_1d(axis)]
+            kept = tuple(1 if i in axes else size for i, size in enumerate(shape))
+            n = int(np.prod(shape)) // int(np.prod(kept))
+            return np.broadcast_to(np.reshape(grad, kept), shape) / n
         """,
     },
     4: {  # predict the gradient shapes

@@ -99,24 +99,24 @@ MUTANTS = {
             "gradcheck's default 1e-6": """
                 return 1e-6
             """,
-            "the forward difference's sqrt(eps)": """
-                return eps ** 0.5
+            "the forward difference's sqrt(machine_eps)": """
+                return machine_eps ** 0.5
             """,
-            "eps itself": """
-                return eps
+            "machine_eps itself": """
+                return machine_eps
             """,
             "a fixed 1e-2": """
                 return 1e-2
             """,
-            "eps ** (1 / 4)": """
-                return eps ** 0.25
+            "machine_eps ** (1 / 4)": """
+                return machine_eps ** 0.25
             """,
-            "a tenth of eps ** (1 / 3)": """
-                return 0.1 * eps ** (1 / 3)
+            "a tenth of machine_eps ** (1 / 3)": """
+                return 0.1 * machine_eps ** (1 / 3)
             """,
         },
         "right": """
-            return (3 * eps) ** (1 / 3)
+            return (3 * machine_eps) ** (1 / 3)
         """,
     },
 }

@@ -22,7 +22,8 @@ much more than top to bottom (a long chain, whose text would become unreadable) 
 laid out top to bottom instead.
 
 Without the Graphviz ``dot`` program a drawing still displays in a notebook:
-as its DOT text, under a one-line hint how to install Graphviz.
+as its DOT text, under a short hint how to install Graphviz, in lines of at most
+``HINT_WIDTH`` characters, so that no notebook column breaks a word of it.
 """
 
 from __future__ import annotations
@@ -39,10 +40,16 @@ MAX_NODES = 80
 NODE_STYLE = {"fontsize": "10"}
 FIT_WIDTH = 800  # pixels: about a notebook column's width in JupyterLab
 
+# Short lines, broken between words: a notebook shows text output in a column of about 80
+# characters and breaks a longer line wherever the column ends, even inside a word.
+HINT_WIDTH = 76
 INSTALL_HINT = (
-    "Graphviz's 'dot' program was not found, so the graph is shown as DOT text. "
-    "To see the picture, install Graphviz itself (pip's graphviz is only the Python side): "
-    "apt install graphviz, conda install -c conda-forge graphviz, or brew install graphviz."
+    "Graphviz's 'dot' program was not found, so the graph is shown as DOT text.\n"
+    "To see the picture, install Graphviz itself (pip's graphviz is only the\n"
+    "Python side), with one of:\n"
+    "    apt install graphviz\n"
+    "    conda install -c conda-forge graphviz\n"
+    "    brew install graphviz"
 )
 
 
