@@ -302,6 +302,20 @@ def test_sum_to_shape_undoes_broadcasting(shapes):
         np.testing.assert_allclose(reduced, np.prod(shapes.result_shape) / max(np.prod(shape), 1))
 
 
+@pytest.mark.parametrize("dtype, big", [(np.float64, 1e308), (np.float32, 3e38)])
+def test_a_mean_is_finite_where_only_its_sum_would_overflow(dtype, big):
+    x = Tensor([[big, big], [1.0, 3.0]], requires_grad=True, dtype=dtype)
+    with np.errstate(all="raise"):  # nor does it warn
+        whole, rows = x.mean(), x.mean(axis=1, keepdims=True)
+    assert whole.item() == pytest.approx((big + 2.0) / 2, rel=1e-6)
+    assert rows.dtype == dtype  # and the finite row is the plain sum over 2, unchanged
+    np.testing.assert_array_equal(rows.data, np.array([[big], [2.0]], dtype=dtype))
+    assert Tensor([big, big], dtype=dtype).mean().data == np.array(big, dtype=dtype)
+    whole.backward()
+    rows.backward(np.ones((2, 1)))
+    np.testing.assert_array_equal(x.grad, np.full((2, 2), 0.25 + 0.5, dtype=dtype))
+
+
 def test_sum_to_shape_rejects_a_shape_that_could_not_broadcast():
     with pytest.raises(ValueError, match=r"\(2, 3\).*\(4,\)"):
         sum_to_shape(np.ones((2, 3)), (4,))
