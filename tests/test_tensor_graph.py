@@ -487,6 +487,60 @@ def test_no_grad_restores_after_an_exception_and_when_reentered():
     assert (x * 2).requires_grad
 
 
+def test_no_grad_is_also_a_decorator_with_or_without_parentheses():
+    x = Tensor([1.0], requires_grad=True)
+
+    @no_grad()
+    def double(t):
+        """Twice t, recording nothing."""
+        return t * 2
+
+    @no_grad
+    def fails(t):
+        assert not (t * 2).requires_grad
+        raise KeyError("inside")
+
+    assert (double.__name__, double.__doc__) == ("double", "Twice t, recording nothing.")
+    y = double(x)
+    assert not y.requires_grad and y.parents == ()
+    assert (x * 2).requires_grad, "recording must be back on after the call"
+    with pytest.raises(KeyError):
+        fails(x)
+    assert (x * 2).requires_grad, "recording must be back on after the exception"
+    with no_grad():
+        double(x)
+        assert not (x * 2).requires_grad, "the call restores what it found: off"
+    with pytest.raises(TypeError, match="no_grad takes a function to decorate, got int"):
+        no_grad(5)
+
+
+def test_a_no_grad_function_running_in_one_thread_leaves_another_recording():
+    import threading
+
+    x = Tensor([1.0], requires_grad=True)
+    entered, done, inside = threading.Event(), threading.Event(), []
+
+    @no_grad()
+    def wait_inside():
+        entered.set()
+        done.wait(5)
+        return (x * 2).requires_grad
+
+    @no_grad()
+    def double_in_no_grad(t):
+        return t * 2
+
+    worker = threading.Thread(target=lambda: inside.append(wait_inside()))
+    worker.start()
+    entered.wait(5)
+    assert (x * 2).requires_grad  # the main thread records while the worker is inside
+    assert not double_in_no_grad(x).requires_grad  # and may call one itself meanwhile
+    assert (x * 2).requires_grad
+    done.set()
+    worker.join(5)
+    assert inside == [False]
+
+
 def test_float32_data_too_large_for_float32_is_named():
     with pytest.raises(ValueError, match=r"1 entries are too large for float32 \(beyond about 3.4e\+38\)"):
         Tensor([1.0, 1e300], dtype=np.float32)
