@@ -181,3 +181,29 @@ def test_a_step_outside_the_domain_is_named_and_a_smaller_eps_suggested(x, f):
     )):
         gradcheck(f, x)
     assert gradcheck(f, x, eps=1e-9, rtol=1e-2)
+
+
+def test_a_rule_wrong_only_for_the_second_input_is_caught_and_names_that_input():
+    # d(a * b)/db is a; these rules give b, which is right at b == a only.
+    def value_rule(out):
+        a, b = out.parents
+        a.grad += b.data * out.grad
+        b.grad += b.data * out.grad
+
+    def tensor_rule(out):
+        a, b = out.parents
+        accumulate(a, out.grad * b.data)
+        accumulate(b, out.grad * b.data)
+
+    def value_product(a, b):
+        return node(a.data * b.data, parents=(a, b), op="*", backward_rule=value_rule)
+
+    def tensor_product(a, b):
+        return Tensor(a.data * b.data, parents=(a, b), op="*", backward_rule=tensor_rule).sum()
+
+    with pytest.raises(AssertionError, match=r"input 1 \('b'\) does not match: backward gave 3, "
+                                             r"finite differences give 2\b"):
+        gradcheck(value_product, Value(2.0, "a"), Value(3.0, "b"))
+    with pytest.raises(AssertionError, match=r"input 1 at index \(1,\) does not match: backward gave 3, "
+                                             r"finite differences give 2\b"):
+        gradcheck(tensor_product, Tensor([1.0, 2.0]), Tensor([1.0, 3.0]))
