@@ -445,19 +445,25 @@ def test_power_refuses_what_is_not_real_and_a_gradient_that_needs_log_of_a_non_p
     np.testing.assert_array_equal(x.grad, [0.0, 0.0])
 
 
-@pytest.mark.parametrize("dtype, power, largest", [(np.float64, 300.0, "1.8e+308"), (np.float32, 37.0, "3.4e+38")])
-def test_a_gradient_through_power_that_overflows_is_named_with_its_numbers(dtype, power, largest):
-    # The forward, 10 ** power * 1e8, is a float; the gradient 1e8 times the slope is not.
+@pytest.mark.parametrize("dtype, power, scale, largest", [
+    (np.float64, 300.0, 1e8, "1.8e+308"), (np.float32, 37.0, 20.0, "3.4e+38"),
+])
+def test_a_gradient_through_power_that_overflows_is_named_with_its_numbers(dtype, power, scale, largest):
+    # The forward, 10 ** power * scale, is a float; the gradient, scale times the slope, is not.
     x = Tensor([10.0], requires_grad=True, dtype=dtype)
+    y = x**power * scale
+    assert np.isfinite(y.data).all()
     with pytest.raises(OverflowError, match=(
         rf"gradient through base \*\* exponent to the base overflows {np.dtype(dtype)} at 1 entries: "
-        rf"at index \(0,\), base 10 and exponent {power:g}, the incoming gradient 1e\+08 times the "
-        rf"slope {re.escape(f'{power * 10.0 ** (power - 1):.6g}')} is beyond about {re.escape(largest)}"
+        rf"at index \(0,\), base 10 and exponent {power:g}, the incoming gradient {re.escape(f'{scale:g}')} "
+        rf"times the slope {re.escape(f'{power * 10.0 ** (power - 1):.6g}')} is beyond about {re.escape(largest)}"
     )):
-        (x**power * 1e8).sum().backward()
-    n = Tensor(power, requires_grad=True, dtype=dtype)  # the exponent's gradient: 1e8 * 10 ** n * log(10)
+        y.sum().backward()
+    n = Tensor(power, requires_grad=True, dtype=dtype)  # the exponent's: scale * 10 ** n * log(10)
+    y = Tensor([10.0], dtype=dtype) ** n * scale
+    assert np.isfinite(y.data).all()
     with pytest.raises(OverflowError, match=r"gradient through base \*\* exponent to the exponent overflows"):
-        (Tensor([10.0], dtype=dtype) ** n * 1e8).sum().backward()
+        y.sum().backward()
 
 
 def test_power_that_overflows_warns_as_numpy_does():
