@@ -88,6 +88,8 @@ def test_a_constant_function_passes_with_zero_gradients():
     (dict(atol=float("inf")), "atol must be a finite number"),
     (dict(rtol=-1.0), "rtol must be >= 0"),
     (dict(eps=10**400), "eps must be a finite number"),
+    (dict(eps=1e10), r"eps must be > 0 and < 1, got 10000000000.0"),  # it would reject a right gradient
+    (dict(eps=1.0), r"eps must be > 0 and < 1, got 1.0"),
 ])
 def test_settings_that_make_no_sense_are_refused(settings, words):
     with pytest.raises(ValueError, match=words):
@@ -144,3 +146,64 @@ def test_an_input_that_is_not_a_leaf_is_refused_before_anything_changes():
     with pytest.raises(ValueError, match="not a leaf"):
         gradcheck(lambda v: (v * v).sum(), t * 2)
     assert t.grad is None
+
+
+@pytest.mark.parametrize("make, where", [
+    (lambda: Tensor([1.0, 2.0]), r"input 0 at index \(0,\): x = 1"),
+    (lambda: Value(2.0, "w"), r"input 0 \('w'\): x = 2"),
+])
+def test_an_eps_lost_in_rounding_is_refused_before_f_runs(make, where):
+    # x + 1e-300 == x: every finite difference would be 0, and a right gradient rejected.
+    calls = []
+
+    def square(t):
+        calls.append(t)
+        return (t * t).sum() if isinstance(t, Tensor) else t * t
+
+    with pytest.raises(ValueError, match=rf"eps = 1e-300 is too small for {where}, and x \+ eps == x"):
+        gradcheck(square, make(), eps=1e-300)
+    assert calls == []
+    with pytest.raises(ValueError, match=r"index \(1,\): x = 1e\+12.*spacing of floats there is 0.000122"):
+        gradcheck(square, Tensor([1.0, 1e12]))  # the default eps, 1e-6, on a large input
+    assert gradcheck(square, Tensor([1e12]), eps=1e-2, rtol=1e-2)
+
+
+@pytest.mark.parametrize("x, f", [
+    (Tensor([1.0, 1e-7]), lambda t: t.log().sum()),
+    (Value(1e-7), lambda v: v.log()),
+])
+def test_a_step_outside_the_domain_is_named_and_a_smaller_eps_suggested(x, f):
+    index = r" at index \(1,\)" if isinstance(x, Tensor) else ""
+    with pytest.raises(ValueError, match=(
+        rf"finite difference stepped input 0{index} from x = 1e-07 to x - eps = -9e-07 "
+        r"\(eps = 1e-06\), outside where f is defined: there f raised ValueError: log.*"
+        r"Pass a smaller eps \(for example eps=1e-08\)"
+    )):
+        gradcheck(f, x)
+    assert gradcheck(f, x, eps=1e-9, rtol=1e-2)
+
+
+def test_a_rule_wrong_only_for_the_second_input_is_caught_and_names_that_input():
+    # d(a * b)/db is a; these rules give b, which is right at b == a only.
+    def value_rule(out):
+        a, b = out.parents
+        a.grad += b.data * out.grad
+        b.grad += b.data * out.grad
+
+    def tensor_rule(out):
+        a, b = out.parents
+        accumulate(a, out.grad * b.data)
+        accumulate(b, out.grad * b.data)
+
+    def value_product(a, b):
+        return node(a.data * b.data, parents=(a, b), op="*", backward_rule=value_rule)
+
+    def tensor_product(a, b):
+        return Tensor(a.data * b.data, parents=(a, b), op="*", backward_rule=tensor_rule).sum()
+
+    with pytest.raises(AssertionError, match=r"input 1 \('b'\) does not match: backward gave 3, "
+                                             r"finite differences give 2\b"):
+        gradcheck(value_product, Value(2.0, "a"), Value(3.0, "b"))
+    with pytest.raises(AssertionError, match=r"input 1 at index \(1,\) does not match: backward gave 3, "
+                                             r"finite differences give 2\b"):
+        gradcheck(tensor_product, Tensor([1.0, 2.0]), Tensor([1.0, 3.0]))

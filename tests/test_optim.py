@@ -4,6 +4,7 @@ and what they refuse."""
 from __future__ import annotations
 
 import inspect
+import re
 
 import numpy as np
 import pytest
@@ -299,3 +300,61 @@ def test_numpy_settings_do_not_change_the_parameters_dtype():
         t.grad, v.grad = np.ones(3, dtype=np.float32), 1.0
         opt.step()
         assert t.data.dtype == np.float32 and type(v.data) is float
+
+
+_SGD = lambda ps, **kw: SGD(ps, **{"lr": 0.1, **kw})  # noqa: E731
+
+
+@pytest.mark.parametrize("make, name, bad", [
+    (_SGD, "lr", float("nan")),
+    (_SGD, "lr", "0.1"),
+    (_SGD, "momentum", -0.5),
+    (_SGD, "weight_decay", float("inf")),
+    (Adam, "lr", 0.0),
+    (Adam, "betas", (0.9, 1.0)),
+    (Adam, "betas", (np.nan, 0.999)),
+    (Adam, "betas", (0.9,)),
+    (Adam, "eps", float("nan")),
+    (Adam, "weight_decay", -1.0),
+])
+def test_a_setting_changed_after_construction_is_checked_as_at_construction(make, name, bad):
+    # A learning-rate schedule sets opt.lr between steps: a nan there would silently make
+    # every parameter nan. The error is construction's, word for word, and nothing moves.
+    p = Tensor([1.0, 2.0], requires_grad=True)
+    with pytest.raises((TypeError, ValueError)) as at_construction:
+        make([p], **{name: bad})
+    opt = make([p])
+    p.grad = np.ones(2)
+    with pytest.raises(type(at_construction.value), match=re.escape(str(at_construction.value))):
+        setattr(opt, name, bad)
+        opt.step()
+    np.testing.assert_array_equal(p.data, [1.0, 2.0])
+
+
+def test_a_setting_changed_to_a_good_value_is_used_as_a_float():
+    p = Tensor(np.ones(2, dtype=np.float32), requires_grad=True)
+    opt = Adam([p])
+    opt.lr, opt.betas, opt.eps = np.float64(0.5), [0.5, np.float64(0.5)], 1
+    assert (opt.lr, opt.betas, opt.eps) == (0.5, (0.5, 0.5), 1.0)
+    assert type(opt.lr) is float and all(type(beta) is float for beta in opt.betas)
+    p.grad = np.ones(2, dtype=np.float32)
+    opt.step()
+    assert p.dtype == np.float32 and p.data.tolist() == [0.75, 0.75]  # 1 - 0.5 * 1 / (1 + 1)
+
+
+@pytest.mark.parametrize("kind, grad, what", [
+    ("Tensor", [0.5, 0.5], "a list"),
+    ("Tensor", "ab", "a str"),
+    ("Tensor", np.array([1 + 1j, 0]), "an array of dtype complex128"),
+    ("Value", "ab", "a str"),
+    ("Value", [0.5], "a list"),
+    ("Value", True, "a bool"),
+])
+def test_a_gradient_that_is_not_a_number_or_an_array_of_them_is_refused_by_its_type(kind, grad, what):
+    p = Value(1.0) if kind == "Value" else Tensor([1.0, 2.0], requires_grad=True)
+    before = np.copy(p.data)
+    for opt in (SGD([Value(0.0), p], lr=0.1), Adam([Value(0.0), p])):
+        p.grad = grad
+        with pytest.raises(TypeError, match=rf"parameter 1's gradient is {what} \(.*\): a gradient is"):
+            opt.step()
+        np.testing.assert_array_equal(p.data, before)

@@ -6,12 +6,14 @@ import gc
 import re
 import tracemalloc
 import weakref
+from decimal import Decimal
+from fractions import Fraction
 
 import numpy as np
 import pytest
 
 import tinyad.graph
-from tinyad import Tensor, checkpoint, no_grad
+from tinyad import Tensor, Value, checkpoint, no_grad
 from tinyad.tensor import Tensor as TensorFromPackage
 from tinyad.tensor.gradients import accumulate
 
@@ -33,11 +35,39 @@ def test_construction_dtypes():
 @pytest.mark.parametrize(
     "data,dtype_name",
     [(np.array(["a", "b"]), "<U1"), (np.array([1 + 2j]), "complex128"),
-     (np.array([1, None], dtype=object), "object"), (["x"], "<U1")],
+     (["x"], "<U1")],
 )
 def test_non_real_data_is_a_type_error_naming_the_dtype(data, dtype_name):
     with pytest.raises(TypeError, match=f"dtype {dtype_name}"):
         Tensor(data)
+
+
+@pytest.mark.parametrize("engine", [Value, Tensor])
+def test_both_engines_take_any_real_number_as_float_does_and_refuse_the_rest_alike(engine):
+    for number in (Fraction(1, 3), 2**70, -(2**64), np.float32(0.5), True):
+        assert float(np.asarray(engine(number).data)) == float(number)
+    who = re.escape(f"{engine.__name__}()")
+    with pytest.raises(TypeError, match=rf"^{who} needs a real number, got Decimal: Decimal\('0.1'\)$"):
+        engine(Decimal("0.1"))  # a decimal is not a numbers.Real: float(Decimal) would round silently
+    too_large = rf"^{who} needs a finite number, got %s, too large for a float \(beyond about 1.8e\+308\)$"
+    with pytest.raises(ValueError, match=too_large % "an int of 401 digits"):
+        engine(10**400)
+    with pytest.raises(ValueError, match=too_large % r"Fraction\(1000.*"):
+        engine(Fraction(10**400, 3))
+
+
+def test_tensor_entries_that_are_not_floats_are_named_by_index():
+    np.testing.assert_array_equal(Tensor([[1, Fraction(1, 2)], [2**70, 0.25]]).data,
+                                  [[1.0, 0.5], [2.0**70, 0.25]])
+    assert Tensor([Fraction(1, 3)], dtype=np.float32).dtype == np.float32
+    with pytest.raises(ValueError, match=r"entry at index \(1,\) needs a finite number, got an int of 401 digits"):
+        Tensor([1.0, 10**400])
+    with pytest.raises(TypeError, match=r"entry at index \(0, 1\) needs a real number, got Decimal"):
+        Tensor([[1, Decimal(1)], [2, 3]])
+    with pytest.raises(TypeError, match=r"entry at index \(1,\) needs a real number, got NoneType: None"):
+        Tensor(np.array([1, None], dtype=object))
+    with pytest.raises(ValueError, match=r"1 entries are too large for float32"):
+        Tensor([Fraction(10**50)], dtype=np.float32)
 
 
 def test_bad_dtype_and_tensor_input():
@@ -455,6 +485,60 @@ def test_no_grad_restores_after_an_exception_and_when_reentered():
             assert not (x * 2).requires_grad
         assert not (x * 2).requires_grad
     assert (x * 2).requires_grad
+
+
+def test_no_grad_is_also_a_decorator_with_or_without_parentheses():
+    x = Tensor([1.0], requires_grad=True)
+
+    @no_grad()
+    def double(t):
+        """Twice t, recording nothing."""
+        return t * 2
+
+    @no_grad
+    def fails(t):
+        assert not (t * 2).requires_grad
+        raise KeyError("inside")
+
+    assert (double.__name__, double.__doc__) == ("double", "Twice t, recording nothing.")
+    y = double(x)
+    assert not y.requires_grad and y.parents == ()
+    assert (x * 2).requires_grad, "recording must be back on after the call"
+    with pytest.raises(KeyError):
+        fails(x)
+    assert (x * 2).requires_grad, "recording must be back on after the exception"
+    with no_grad():
+        double(x)
+        assert not (x * 2).requires_grad, "the call restores what it found: off"
+    with pytest.raises(TypeError, match="no_grad takes a function to decorate, got int"):
+        no_grad(5)
+
+
+def test_a_no_grad_function_running_in_one_thread_leaves_another_recording():
+    import threading
+
+    x = Tensor([1.0], requires_grad=True)
+    entered, done, inside = threading.Event(), threading.Event(), []
+
+    @no_grad()
+    def wait_inside():
+        entered.set()
+        done.wait(5)
+        return (x * 2).requires_grad
+
+    @no_grad()
+    def double_in_no_grad(t):
+        return t * 2
+
+    worker = threading.Thread(target=lambda: inside.append(wait_inside()))
+    worker.start()
+    entered.wait(5)
+    assert (x * 2).requires_grad  # the main thread records while the worker is inside
+    assert not double_in_no_grad(x).requires_grad  # and may call one itself meanwhile
+    assert (x * 2).requires_grad
+    done.set()
+    worker.join(5)
+    assert inside == [False]
 
 
 def test_float32_data_too_large_for_float32_is_named():

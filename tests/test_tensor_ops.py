@@ -8,6 +8,8 @@ its sum.
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -300,6 +302,20 @@ def test_sum_to_shape_undoes_broadcasting(shapes):
         np.testing.assert_allclose(reduced, np.prod(shapes.result_shape) / max(np.prod(shape), 1))
 
 
+@pytest.mark.parametrize("dtype, big", [(np.float64, 1e308), (np.float32, 3e38)])
+def test_a_mean_is_finite_where_only_its_sum_would_overflow(dtype, big):
+    x = Tensor([[big, big], [1.0, 3.0]], requires_grad=True, dtype=dtype)
+    with np.errstate(all="raise"):  # nor does it warn
+        whole, rows = x.mean(), x.mean(axis=1, keepdims=True)
+    assert whole.item() == pytest.approx((big + 2.0) / 2, rel=1e-6)
+    assert rows.dtype == dtype  # and the finite row is the plain sum over 2, unchanged
+    np.testing.assert_array_equal(rows.data, np.array([[big], [2.0]], dtype=dtype))
+    assert Tensor([big, big], dtype=dtype).mean().data == np.array(big, dtype=dtype)
+    whole.backward()
+    rows.backward(np.ones((2, 1)))
+    np.testing.assert_array_equal(x.grad, np.full((2, 2), 0.25 + 0.5, dtype=dtype))
+
+
 def test_sum_to_shape_rejects_a_shape_that_could_not_broadcast():
     with pytest.raises(ValueError, match=r"\(2, 3\).*\(4,\)"):
         sum_to_shape(np.ones((2, 3)), (4,))
@@ -427,6 +443,27 @@ def test_power_refuses_what_is_not_real_and_a_gradient_that_needs_log_of_a_non_p
     x = Tensor([0.0, 2.0], requires_grad=True)
     (x**0).sum().backward()  # a constant: no gradient, even at 0
     np.testing.assert_array_equal(x.grad, [0.0, 0.0])
+
+
+@pytest.mark.parametrize("dtype, power, scale, largest", [
+    (np.float64, 300.0, 1e8, "1.8e+308"), (np.float32, 37.0, 20.0, "3.4e+38"),
+])
+def test_a_gradient_through_power_that_overflows_is_named_with_its_numbers(dtype, power, scale, largest):
+    # The forward, 10 ** power * scale, is a float; the gradient, scale times the slope, is not.
+    x = Tensor([10.0], requires_grad=True, dtype=dtype)
+    y = x**power * scale
+    assert np.isfinite(y.data).all()
+    with pytest.raises(OverflowError, match=(
+        rf"gradient through base \*\* exponent to the base overflows {np.dtype(dtype)} at 1 entries: "
+        rf"at index \(0,\), base 10 and exponent {power:g}, the incoming gradient {re.escape(f'{scale:g}')} "
+        rf"times the slope {re.escape(f'{power * 10.0 ** (power - 1):.6g}')} is beyond about {re.escape(largest)}"
+    )):
+        y.sum().backward()
+    n = Tensor(power, requires_grad=True, dtype=dtype)  # the exponent's: scale * 10 ** n * log(10)
+    y = Tensor([10.0], dtype=dtype) ** n * scale
+    assert np.isfinite(y.data).all()
+    with pytest.raises(OverflowError, match=r"gradient through base \*\* exponent to the exponent overflows"):
+        y.sum().backward()
 
 
 def test_power_that_overflows_warns_as_numpy_does():

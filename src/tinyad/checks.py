@@ -1,4 +1,5 @@
-"""Argument checks shared by the networks, the optimisers, gradcheck and the data sets.
+"""Argument checks shared by the networks, the optimisers, gradcheck, the data sets and the
+two engines' constructors (``as_real``: which numbers ``Value`` and ``Tensor`` take).
 
 A size that is 0, negative or not a whole number would otherwise surface later as a
 ZeroDivisionError in an initialiser or an empty network that returns its input; a
@@ -54,3 +55,26 @@ def check_setting(name: str, value: Any, low: float, high: float | None = None,
     if too_low or (high is not None and number >= high):
         raise ValueError(f"{name} must be {bounds}, got {value}")
     return number
+
+
+def as_real(x: Any, who: str) -> float:
+    """``x`` as a float if it is a real number (a ``numbers.Real``: int, float, Fraction, NumPy's).
+
+    Both engines take numbers this way. Anything else is a TypeError (a Decimal too: it is
+    not a ``numbers.Real``), and a number beyond any float a ValueError, each naming ``who``.
+    """
+    if not isinstance(x, numbers.Real):
+        size = getattr(x, "size", None)
+        what = f"an array of size {size}" if size is not None else repr(x)
+        raise TypeError(f"{who} needs a real number, got {type(x).__name__}: {what}")
+    try:
+        return float(x)
+    except OverflowError:
+        raise too_large_for_float(x, who) from None
+
+
+def too_large_for_float(x: numbers.Real, who: str) -> ValueError:
+    """The error for a real number (a huge int or Fraction) that no float can hold."""
+    shown = f"an int of {len(str(abs(x)))} digits" if isinstance(x, int) else f"{x!r:.40}..."
+    return ValueError(f"{who} needs a finite number, got {shown}, too large for a float (beyond "
+                      "about 1.8e+308)")

@@ -3,6 +3,10 @@
 For each input element ``x``, the central difference
 ``(f(x + eps) - f(x - eps)) / (2 eps)`` approximates df/dx with an error of
 order ``eps**2``. ``gradcheck`` compares it with what ``backward`` computed.
+
+``eps`` must be small (below 1) but not lost in rounding (``x + eps != x`` for every
+input entry); a step that leaves the domain of ``f`` (``log`` nudged below 0) is
+reported as such, with a smaller ``eps`` suggested.
 """
 
 from __future__ import annotations
@@ -55,7 +59,7 @@ def gradcheck(
     """
     if not inputs:
         raise ValueError("gradcheck needs at least one input")
-    eps = check_setting("gradcheck's eps", eps, low=0.0, low_allowed=False)  # the step
+    eps = check_setting("gradcheck's eps", eps, low=0.0, high=1.0, low_allowed=False)  # the step
     atol = check_setting("gradcheck's atol", atol, low=0.0)
     rtol = check_setting("gradcheck's rtol", rtol, low=0.0)
     for i, x in enumerate(inputs):
@@ -69,6 +73,7 @@ def gradcheck(
                 f"gradcheck's input {i} is not a leaf: it is the output of {x.op!r}. Pass a leaf, "
                 "for example x.detach()"
             )
+        _check_step(eps, i, x)
     saved = [(x.data, x.grad) for x in inputs]
     # A Tensor input is checked whether or not it was made with requires_grad=True.
     needs_grad = [getattr(x, "requires_grad", None) for x in inputs]
@@ -93,10 +98,13 @@ def gradcheck(
         for i, x in enumerate(inputs):
             original = x.data
 
-            def f_at(point: Any, x: Any = x) -> float:
+            def f_at(point: Any, i: int = i, x: Any = x, original: Any = original) -> float:
                 """f with ``x``'s data replaced by ``point``: the function finite differences nudge."""
                 x.data = point
-                return _scalar(f(*inputs))
+                try:
+                    return _scalar(f(*inputs))
+                except (ArithmeticError, ValueError) as error:  # f ran at x itself: the step did this
+                    raise _stepped_outside(error, eps, i, x, original, point) from error
 
             numeric = numeric_gradient(f_at, original, eps)
             x.data = original
@@ -126,6 +134,45 @@ def gradcheck(
             x.data, x.grad = data, grad
             if needed is not None:
                 x.requires_grad = needed
+
+
+def _first(mask: np.ndarray) -> tuple[tuple[int, ...], str]:
+    """The index of the first True entry of ``mask``, and the words " at index ..." ("" if 0-d)."""
+    index = tuple(int(k) for k in np.argwhere(mask)[0])
+    return index, (f" at index {index}" if mask.ndim else "")
+
+
+def _check_step(eps: float, i: int, x: Any) -> None:
+    """A ValueError unless ``x + eps`` and ``x - eps`` differ from every entry ``x`` of input ``i``.
+
+    Where they do not, both sides of the central difference are ``f(x)`` and it gives 0,
+    whatever the gradient is.
+    """
+    data = np.asarray(x.data, dtype=np.float64)
+    lost = (data + eps == data) | (data - eps == data)
+    if lost.any():
+        index, where = _first(lost)
+        value = float(data[index])
+        raise ValueError(
+            f"gradcheck's eps = {eps:g} is too small for {_name(i, x)}{where}: x = {value:.6g}, and "
+            f"x + eps == x in float64 (the spacing of floats there is {np.spacing(abs(value)):.3g}), "
+            "so every finite difference there would be 0. Pass an eps well above that spacing (the "
+            "default, 1e-6, suits inputs of size about 1)"
+        )
+
+
+def _stepped_outside(error: Exception, eps: float, i: int, x: Any, original: Any,
+                     point: Any) -> ValueError:
+    """The error for ``f`` failing where the finite difference nudged input ``i`` to ``point``."""
+    data, nudged = np.asarray(original), np.asarray(point)
+    index, where = _first(nudged != data)  # the one entry nudged
+    at, to = float(data[index]), float(nudged[index])
+    return ValueError(
+        f"gradcheck: the finite difference stepped {_name(i, x)}{where} from x = {at:.6g} to "
+        f"x {'+' if to > at else '-'} eps = {to:.6g} (eps = {eps:g}), outside where f is defined: "
+        f"there f raised {type(error).__name__}: {error}. Pass a smaller eps (for example "
+        f"eps={eps / 100:g}), or check a point farther from the edge"
+    )
 
 
 def numeric_gradient(f: Callable[[Any], float], x: Any, eps: float) -> np.ndarray:

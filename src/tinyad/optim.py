@@ -11,14 +11,16 @@ update rules are ``torch.optim.SGD``'s and ``torch.optim.Adam``'s, in the same
 order of operations, so the same run gives the same numbers in both, to rounding.
 
 What would corrupt a parameter is refused where it enters: a setting that is not a
-finite number in range, a parameter that is not a leaf, the same parameter twice
-(at construction), and a gradient that is not finite or whose shape is not its parameter's
-(at ``step()``).
+finite number in range (whenever it is set: at construction, or later, as a schedule sets
+``opt.lr``), a parameter that is not a leaf or the same parameter twice (at construction),
+and a gradient that is not a number or an array of them, not finite, or not of its
+parameter's shape (at ``step()``).
 """
 
 from __future__ import annotations
 
 import math
+import numbers
 from typing import Any, Iterable
 
 import numpy as np
@@ -27,12 +29,34 @@ from tinyad.checks import check_setting
 from tinyad.graph import is_node
 
 
+class Setting:
+    """An optimiser's number, checked (``check_setting``) every time it is set.
+
+    ``SGD(params, lr=0.1)`` and a later ``opt.lr = 0.01`` are checked alike, and the number
+    is stored as a float: nan, or a value out of range, never reaches ``update``.
+    """
+
+    def __init__(self, low: float, high: float | None = None, low_allowed: bool = True) -> None:
+        self.limits = (low, high, low_allowed)
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name  # the attribute it is: "lr", "momentum", ...
+
+    def __get__(self, optimiser: Any, owner: type | None = None) -> Any:
+        return self if optimiser is None else optimiser.__dict__[self.name]
+
+    def __set__(self, optimiser: Any, value: Any) -> None:
+        optimiser.__dict__[self.name] = check_setting(self.name, value, *self.limits)
+
+
 class Optimizer:
     """Holds the parameters; ``step()`` updates them, ``zero_grad()`` clears their gradients."""
 
+    lr = Setting(low=0.0, low_allowed=False)
+
     def __init__(self, params: Iterable[Any], lr: float) -> None:
         self.params = _parameter_list(params)
-        self.lr = check_setting("lr", lr, low=0.0, low_allowed=False)
+        self.lr = lr
         self.state: list[dict[str, Any]] = [{} for _ in self.params]
 
     def zero_grad(self) -> None:
@@ -59,12 +83,15 @@ class SGD(Optimizer):
     The momentum buffer starts as the first gradient, then ``buffer = momentum * buffer + g``.
     """
 
+    momentum = Setting(low=0.0)
+    weight_decay = Setting(low=0.0)
+
     def __init__(
         self, params: Iterable[Any], lr: float, momentum: float = 0.0, weight_decay: float = 0.0
     ) -> None:
         super().__init__(params, lr)
-        self.momentum = check_setting("momentum", momentum, low=0.0)
-        self.weight_decay = check_setting("weight_decay", weight_decay, low=0.0)
+        self.momentum = momentum
+        self.weight_decay = weight_decay
 
     def update(self, p: Any, state: dict[str, Any]) -> None:
         g = p.grad
@@ -86,6 +113,9 @@ class Adam(Optimizer):
     ``eps`` is added outside the square root, as in PyTorch.
     """
 
+    eps = Setting(low=0.0, low_allowed=False)  # eps = 0 would make a zero gradient's step 0 / 0
+    weight_decay = Setting(low=0.0)
+
     def __init__(
         self,
         params: Iterable[Any],
@@ -95,13 +125,21 @@ class Adam(Optimizer):
         weight_decay: float = 0.0,
     ) -> None:
         super().__init__(params, lr)
+        self.betas = betas
+        self.eps = eps
+        self.weight_decay = weight_decay
+
+    @property
+    def betas(self) -> tuple[float, float]:
+        """The decay rates of the two running means, each checked as a ``Setting`` is."""
+        return self._betas
+
+    @betas.setter
+    def betas(self, betas: Any) -> None:
         if not (isinstance(betas, (tuple, list)) and len(betas) == 2):
             raise ValueError(f"betas must be a pair (beta1, beta2), got {betas!r}")
-        self.betas = tuple(check_setting(name, beta, low=0.0, high=1.0)
-                           for name, beta in zip(("betas[0]", "betas[1]"), betas))
-        # eps > 0: with eps = 0 a zero gradient would make the step 0 / 0.
-        self.eps = check_setting("eps", eps, low=0.0, low_allowed=False)
-        self.weight_decay = check_setting("weight_decay", weight_decay, low=0.0)
+        self._betas = tuple(check_setting(name, beta, low=0.0, high=1.0)
+                            for name, beta in zip(("betas[0]", "betas[1]"), betas))
 
     def update(self, p: Any, state: dict[str, Any]) -> None:
         beta1, beta2 = self.betas
@@ -155,12 +193,26 @@ def _parameter_list(params: Any) -> list:
     return params
 
 
+def _is_real(grad: Any) -> bool:
+    """Whether ``grad`` is a real number (not a bool) or a NumPy array of ints or floats."""
+    if isinstance(grad, np.ndarray):
+        return grad.dtype.kind in "iuf"
+    return isinstance(grad, numbers.Real) and not isinstance(grad, bool)
+
+
 def _check_grad(k: int, p: Any) -> None:
-    """A finite gradient of the parameter's own shape, or a ValueError naming what is wrong."""
+    """A finite gradient of the parameter's own shape, or a TypeError or ValueError naming what is wrong."""
     if type(p.grad) is float and type(p.data) is float:  # a Value's: one number each, quickly
         if not math.isfinite(p.grad):
             raise ValueError(f"parameter {k} has the gradient {p.grad}: the update would make it {p.grad}")
         return
+    if not _is_real(p.grad):  # a list or a string would fail later, in NumPy's words
+        is_array = isinstance(p.grad, np.ndarray)
+        what = f"an array of dtype {p.grad.dtype}" if is_array else f"a {type(p.grad).__name__}"
+        raise TypeError(
+            f"parameter {k}'s gradient is {what} ({p.grad!r:.60}): a gradient is a real number (a "
+            "Value's) or a NumPy array of real numbers in its parameter's shape (a Tensor's)"
+        )
     grad_shape, data_shape = np.shape(p.grad), np.shape(p.data)
     if grad_shape != data_shape:
         raise ValueError(

@@ -33,6 +33,7 @@ from math import isfinite
 from typing import Callable, Union
 
 from tinyad import graph
+from tinyad.checks import as_real, too_large_for_float
 
 Number = Union[int, float]
 Rule = Callable[["Value"], None]
@@ -264,13 +265,15 @@ def node(
 
 
 def as_float(data: object) -> float:
-    """A real number (Python or NumPy, or a size-1 array) as a finite float, or a clear error."""
+    """A real number (any ``numbers.Real``, or a size-1 array) as a finite float, or a clear error.
+
+    ``Tensor`` takes its entries the same way (``checks.as_real``).
+    """
     if isinstance(data, (float, int)):  # the common case first: it is on every constant's path
         try:
             number = float(data)
         except OverflowError:  # an int beyond any float
-            raise ValueError(f"Value() needs a finite number, got an int of {len(str(abs(data)))} "
-                             "digits") from None
+            raise too_large_for_float(data, "Value()") from None
     elif isinstance(data, Value):
         raise TypeError(
             f"Value() got a Value ({data!r}); use v.detach() for a new leaf with the same data"
@@ -280,14 +283,11 @@ def as_float(data: object) -> float:
             f"a Value and a {type(data).__name__} cannot be combined, and Value() cannot hold one: "
             "use Value(t.item()) for the number in a one-element tensor, or make both Tensors"
         )
-    elif isinstance(data, numbers.Real):
-        number = float(data)
-    elif getattr(data, "size", None) == 1 and hasattr(data, "item"):  # a size-1 NumPy array
+    elif (getattr(data, "size", None) == 1 and hasattr(data, "item")
+          and not isinstance(data, numbers.Real)):  # a size-1 NumPy array
         return as_float(data.item())
     else:
-        size = getattr(data, "size", None)
-        what = f"an array of size {size}" if size is not None else repr(data)
-        raise TypeError(f"Value() needs a real number, got {type(data).__name__}: {what}")
+        number = as_real(data, "Value()")  # a Fraction, a NumPy number; anything else is refused
     if not isfinite(number):
         raise ValueError(f"Value() needs a finite number, got {number}")
     return number

@@ -13,7 +13,8 @@ Either operand may be a Tensor, a NumPy array or a Python number
 ``ValueError`` naming both shapes.
 
 Contents: ``add``, ``mul``, ``div``, ``power``, ``matmul``, each with its ``*_backward``
-rule, and ``sub``, which adds the negation.
+rule (``power``'s checks the gradient it passes on, ``through_power``), and ``sub``, which
+adds the negation.
 """
 
 from __future__ import annotations
@@ -153,7 +154,7 @@ def power_backward(out: Tensor) -> None:
         if not np.isfinite(slope).all():
             raise OverflowError(f"the derivative of base ** exponent overflows a float at "
                                 f"{int((~np.isfinite(slope)).sum())} entries")
-        accumulate(base, sum_to_shape(out.grad * slope, base.shape))
+        accumulate(base, sum_to_shape(through_power(out, slope, "base"), base.shape))
     if exponent.requires_grad:
         # 0 ** e is 0 for every e > 0 (the only exponents allowed at 0), so its slope in e is 0;
         # a negative base has no real log.
@@ -162,9 +163,31 @@ def power_backward(out: Tensor) -> None:
                 f"the gradient of base ** exponent for the exponent needs log(base), but "
                 f"{int((b < 0).sum())} entries of the base are < 0"
             )
-        with np.errstate(divide="ignore", invalid="ignore"):  # the entries at 0 are replaced
+        # The entries at 0 are replaced; an overflow is refused by through_power.
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             slope = np.where(b == 0, 0.0, out.data * np.log(b))
-        accumulate(exponent, sum_to_shape(out.grad * slope, exponent.shape))
+        accumulate(exponent, sum_to_shape(through_power(out, slope, "exponent"), exponent.shape))
+
+
+def through_power(out: Tensor, slope: np.ndarray, to: str) -> np.ndarray:
+    """``out.grad * slope``, what ``**`` passes to its ``to`` (base or exponent), entry by entry.
+
+    A product beyond the float type is an OverflowError naming the first such entry's
+    numbers, never a silent inf: the forward result fits, but its gradient need not.
+    """
+    with np.errstate(over="ignore", invalid="ignore"):  # refused just below, with the numbers
+        grad = out.grad * slope
+    bad = ~np.isfinite(grad)
+    if bad.any():
+        first = tuple(int(i) for i in np.argwhere(bad)[0])
+        b, e = (np.broadcast_to(parent.data, grad.shape)[first] for parent in out.parents)
+        raise OverflowError(
+            f"the gradient through base ** exponent to the {to} overflows {grad.dtype} at "
+            f"{int(bad.sum())} entries: at index {first}, base {b:.6g} and exponent {e:.6g}, the "
+            f"incoming gradient {out.grad[first]:.6g} times the slope {slope[first]:.6g} is beyond "
+            f"about {np.finfo(grad.dtype).max:.2g}"
+        )
+    return grad
 
 
 # -- a @ b --------------------------------------------------------------------

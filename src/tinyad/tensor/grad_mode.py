@@ -3,7 +3,8 @@
 An op records its parents and backward rule only when recording is on and one of
 its inputs requires a gradient. Evaluating a model, or updating parameters by
 hand, needs no graph: ``with no_grad():`` makes every op inside it a plain NumPy
-computation whose result is a leaf.
+computation whose result is a leaf. As in PyTorch, ``no_grad()`` also decorates a
+function (``@no_grad()`` or ``@no_grad``): each call runs inside its own ``with no_grad():``.
 
 The setting belongs to the thread that changes it, as in PyTorch: a ``no_grad()``
 in one thread leaves every other thread recording.
@@ -11,10 +12,13 @@ in one thread leaves every other thread recording.
 
 from __future__ import annotations
 
+import functools
 import threading
 from contextlib import contextmanager
 from types import TracebackType
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator, TypeVar
+
+Function = TypeVar("Function", bound=Callable[..., Any])
 
 
 class _ThreadState(threading.local):
@@ -32,7 +36,8 @@ state = _ThreadState()
 
 
 class _GradMode:
-    """A context manager that sets recording on or off and restores the previous setting on exit.
+    """A context manager that sets recording on or off and restores the previous setting on exit;
+    called on a function, it decorates it (``__call__``).
 
     The previous settings are kept on a stack, so one object may be entered again
     while it is active (``ng = no_grad()``, then ``with ng:`` inside ``with ng:``)
@@ -56,10 +61,27 @@ class _GradMode:
     ) -> None:
         state.enabled = self.previous.pop()
 
+    def __call__(self, function: Function) -> Function:
+        """``function`` with every call run inside this setting, restored when the call ends."""
+        if not callable(function):
+            name = "enable_grad" if self.mode else "no_grad"
+            raise TypeError(f"{name} takes a function to decorate, got {type(function).__name__}")
+        mode = self.mode
 
-def no_grad() -> _GradMode:
-    """A context manager inside which no op records a graph: ``with no_grad(): ...``."""
-    return _GradMode(False)
+        @functools.wraps(function)
+        def run(*args: Any, **kwargs: Any) -> Any:
+            with _GradMode(mode):  # one per call: calls in other threads keep their own stack
+                return function(*args, **kwargs)
+
+        return run  # type: ignore[return-value]
+
+
+def no_grad(function: Function | None = None) -> _GradMode | Function:
+    """No op records a graph inside ``with no_grad(): ...``, nor in a function decorated
+    ``@no_grad()`` (or ``@no_grad``)."""
+    if function is None:
+        return _GradMode(False)
+    return _GradMode(False)(function)
 
 
 def enable_grad() -> _GradMode:

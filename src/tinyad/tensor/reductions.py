@@ -81,7 +81,14 @@ def mean(x: Tensor, axis: Axis = None, keepdims: bool = False) -> Tensor:
     if count == 0:
         raise ValueError(f"mean over an empty axis of a tensor of shape {x.shape}: there is "
                          "nothing to average")
-    data = np.sum(x.data, axis=over, keepdims=keepdims) / count
+    with np.errstate(over="ignore"):  # a sum beyond the float type is taken again below
+        data = np.sum(x.data, axis=over, keepdims=keepdims) / count
+    if not np.isfinite(data).all():
+        # The sum overflowed, though the mean of finite numbers cannot: where it did, add the
+        # entries divided by count instead. (An entry of x that is itself inf stays inf.)
+        with np.errstate(over="ignore"):
+            scaled = np.sum(x.data / count, axis=over, keepdims=keepdims)
+        data = np.where(np.isfinite(data), data, scaled)
     return Tensor(data, parents=(x,), op="mean", backward_rule=mean_backward,
                   saved=(over, keepdims, count))
 

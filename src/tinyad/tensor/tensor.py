@@ -25,8 +25,10 @@ gradient; otherwise it is a leaf that requires none.
 
 Decisions worth knowing:
 
-- Integer and boolean data becomes float64 (or the ``dtype`` asked for); object,
-  string and complex data raise ``TypeError`` naming the dtype. A float32 or
+- Integer and boolean data becomes float64 (or the ``dtype`` asked for), and so does
+  any real number NumPy keeps as an object (an int beyond int64, a ``Fraction``): each
+  is taken as ``Value`` takes it. Anything else (a ``Decimal``, ``None``) is a
+  ``TypeError`` naming the entry; string and complex data one naming the dtype. A float32 or
   float64 array is used as it is, without a copy.
 - Data given to ``Tensor(...)`` must be finite: nan or inf raise ``ValueError``.
   ``exp`` that would overflow raises ``OverflowError``; ``log`` of entries <= 0
@@ -52,6 +54,7 @@ from typing import Any, Callable, Iterator, NoReturn, Sequence, Union
 import numpy as np
 
 from tinyad import graph
+from tinyad.checks import as_real
 from tinyad.tensor import grad_mode
 from tinyad.tensor.gradients import accumulate
 
@@ -399,16 +402,15 @@ def as_float_array(data: Any, dtype: Any = None) -> np.ndarray:
         raise ValueError(
             "Tensor data must be rectangular: the nested lists have different lengths"
         ) from None
+    if array.dtype.kind == "O":  # Python objects: ints beyond int64, Fractions, or not numbers
+        array = _reals(array)
     kind = array.dtype.kind
     if kind in "biu":  # bool, signed and unsigned integers: friendly conversion
         target = dtype or np.dtype(np.float64)
     elif kind == "f":
         target = dtype or (array.dtype if array.dtype in FLOAT_DTYPES else np.dtype(np.float64))
     else:
-        raise TypeError(
-            f"Tensor needs real numbers (a float or integer array), got dtype {array.dtype}"
-            + (" (what it was given holds something that is not a number)" if kind == "O" else "")
-        )
+        raise TypeError(f"Tensor needs real numbers (a float or integer array), got dtype {array.dtype}")
     if not np.isfinite(array).all():
         _refuse_non_finite(array, "nan or inf")
     if array.dtype != target:
@@ -417,6 +419,14 @@ def as_float_array(data: Any, dtype: Any = None) -> np.ndarray:
         if not np.isfinite(array).all():  # finite before the cast: too large for float32
             _refuse_non_finite(array, f"too large for {target} (beyond about {np.finfo(target).max:.3g})")
     return array
+
+
+def _reals(array: np.ndarray) -> np.ndarray:
+    """An object array's entries as float64, each taken as ``Value`` takes a number (``as_real``)."""
+    floats = np.empty(array.shape)
+    for index, item in np.ndenumerate(array):
+        floats[index] = as_real(item, f"Tensor()'s entry at index {index}" if array.ndim else "Tensor()")
+    return floats
 
 
 def _flag(requires_grad: Any) -> bool:
