@@ -76,57 +76,64 @@ MUTANTS = {
              "total = total + loss.detach()\n        running.append((total / (step + 1)).item())"),
         ],
     },
-    3: {  # a checkpointed forward
+    3: {  # checkpointed segments, as torch.utils.checkpoint.checkpoint_sequential cuts them
         "wrong": {
-            "the lambda reads start late": """
+            "lesson 08's segments of k, the last one checkpointed too": """
+                k = len(layers) // segments
                 h = x
                 for start in range(0, len(layers), k):
-                    segment = layers[start:start + k]
-                    h = checkpoint(lambda t: run_blocks(layers[start:start + k], t), h)
-                return h
-            """,
-            "the last short segment dropped": """
-                h = x
-                for start in range(0, len(layers) - k + 1, k):
                     segment = layers[start:start + k]
                     h = checkpoint(lambda t, segment=segment: run_blocks(segment, t), h)
                 return h
             """,
+            "the last segment checkpointed too": [
+                ("    return run_blocks(layers[size * (segments - 1):], h)",
+                 "    rest = layers[size * (segments - 1):]\n"
+                 "    return checkpoint(lambda t: run_blocks(rest, t), h)")],
+            "segments of ceil(depth / segments) blocks": [("size = len(layers) // segments", "size = -(-len(layers) // segments)")],
+            "the sizes of np.array_split, the last one plain": """
+                parts = np.array_split(np.arange(len(layers)), segments)
+                h = x
+                for part in parts[:-1]:
+                    segment = [layers[i] for i in part]
+                    h = checkpoint(lambda t, segment=segment: run_blocks(segment, t), h)
+                return run_blocks([layers[i] for i in parts[-1]], h)
+            """,
+            "the blocks left over in the first segment": """
+                size = len(layers) // segments
+                bounds = [0] + [len(layers) % segments + size * i for i in range(1, segments + 1)]
+                h = x
+                for start, end in zip(bounds[:-2], bounds[1:-1]):
+                    segment = layers[start:end]
+                    h = checkpoint(lambda t, segment=segment: run_blocks(segment, t), h)
+                return run_blocks(layers[bounds[-2]:], h)
+            """,
+            "segments taken as the size of a segment": [("size = len(layers) // segments", "size = segments")],
+            "the lambda reads the segment late": [
+                ("h = checkpoint(lambda t, segment=segment: run_blocks(segment, t), h)",
+                 "h = checkpoint(lambda t: run_blocks(layers[start:start + size], t), h)")],
             "no checkpoint": """
                 return run_blocks(layers, x)
             """,
-            "a checkpoint per block": """
+            "the segment's input captured": [
+                ("h = checkpoint(lambda t, segment=segment: run_blocks(segment, t), h)",
+                 "h = checkpoint(lambda t, segment=segment, h=h: run_blocks(segment, h), h)")],
+            "every block but the last checkpointed on its own": """
                 h = x
-                for layer in layers:
+                for layer in layers[:-1]:
                     h = checkpoint(lambda t, layer=layer: layer(t).tanh(), h)
-                return h
-            """,
-            "one checkpoint around all": """
-                return checkpoint(lambda t: run_blocks(layers, t), x)
-            """,
-            "the segment run outside checkpoint": """
-                h = x
-                for start in range(0, len(layers), k):
-                    segment = layers[start:start + k]
-                    h = checkpoint(lambda t: t, run_blocks(segment, h))
-                return h
-            """,
-            "the segment's input captured": """
-                h = x
-                for start in range(0, len(layers), k):
-                    segment = layers[start:start + k]
-                    h = checkpoint(lambda t, segment=segment, h=h: run_blocks(segment, h), h)
-                return h
+                return run_blocks(layers[-1:], h)
             """,
         },
         "right": """
             import functools
 
-            segments = [layers[i:i + k] for i in range(0, len(layers), k)]
+            size = len(layers) // segments
+            cuts = [size * i for i in range(segments)]  # where each segment starts
             h = x
-            for segment in segments:
-                h = checkpoint(functools.partial(run_blocks, segment), h)
-            return h
+            for start, end in zip(cuts[:-1], cuts[1:]):
+                h = checkpoint(functools.partial(run_blocks, layers[start:end]), h)
+            return run_blocks(layers[cuts[-1]:], h)
         """,
     },
 }

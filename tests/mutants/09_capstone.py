@@ -1,7 +1,7 @@
 """Wrong answers that lesson 09's checks must catch, and a right one they must accept."""
 
 MUTANTS = {
-    1: {  # a mini-batch iterator
+    1: {  # a mini-batch iterator: the named generator's batches, global random state untouched
         "wrong": {
             "the last short batch dropped": [("range(0, n, batch_size)", "range(0, n - batch_size + 1, batch_size)")],
             "sizes evened out by array_split": """
@@ -24,6 +24,35 @@ MUTANTS = {
                 order = kept.setdefault(n, np.random.default_rng(seed).permutation(n))
                 return [order[start:start + batch_size] for start in range(0, n, batch_size)]
             """,
+            # Every property holds (sizes, each index once, seeded, shuffled): only the exact
+            # batches of the named generator tell these apart.
+            "each batch sorted": [("order[start:start + batch_size] for", "np.sort(order[start:start + batch_size]) for")],
+            "the batches in reverse order": [("for start in range(0, n, batch_size)]",
+                                              "for start in range(0, n, batch_size)][::-1]")],
+            "Python's random.Random(seed) for the order": """
+                order = list(range(n))
+                random.Random(seed).shuffle(order)
+                order = np.array(order)
+                return [order[start:start + batch_size] for start in range(0, n, batch_size)]
+            """,
+            "another draw of the named generator": [("np.random.default_rng(seed).permutation(n)",
+                                                     "np.random.default_rng(seed).choice(n, size=n, replace=False)")],
+            # The right batches, but the learner's global random state is changed.
+            "the global generator seeded as well": """
+                np.random.seed(seed)
+                order = np.random.default_rng(seed).permutation(n)
+                return [order[start:start + batch_size] for start in range(0, n, batch_size)]
+            """,
+            "Python's random seeded as well": """
+                random.seed(seed)
+                order = np.random.default_rng(seed).permutation(n)
+                return [order[start:start + batch_size] for start in range(0, n, batch_size)]
+            """,
+            "the global generator, seeded, for the order": """
+                np.random.seed(seed)
+                order = np.random.permutation(n)
+                return [order[start:start + batch_size] for start in range(0, n, batch_size)]
+            """,
         },
         "right": """
             order = np.arange(n)
@@ -31,37 +60,46 @@ MUTANTS = {
             return np.split(order, range(batch_size, n, batch_size))
         """,
     },
-    2: {  # Adam by hand
+    2: {  # AdamW: the decay taken out of the moments
         "wrong": {
-            "no bias correction": [("lr * m_hat / (np.sqrt(v_hat) + eps)", "lr * state['m'] / (np.sqrt(state['v']) + eps)")],
-            "eps inside the square root": [("(np.sqrt(v_hat) + eps)", "np.sqrt(v_hat + eps)")],
-            "beta1 and beta2 swapped": """
+            "the decay added to the gradient (lesson 09's Adam)": """
+                g = g + weight_decay * p
                 state["t"] = state.get("t", 0) + 1
-                state["m"] = beta2 * state.get("m", 0.0) + (1 - beta2) * g
-                state["v"] = beta1 * state.get("v", 0.0) + (1 - beta1) * g * g
-                m_hat = state["m"] / (1 - beta2 ** state["t"])
-                v_hat = state["v"] / (1 - beta1 ** state["t"])
+                state["m"] = beta1 * state.get("m", 0.0) + (1 - beta1) * g
+                state["v"] = beta2 * state.get("v", 0.0) + (1 - beta2) * g * g
+                m_hat = state["m"] / (1 - beta1 ** state["t"])
+                v_hat = state["v"] / (1 - beta2 ** state["t"])
                 return p - lr * m_hat / (np.sqrt(v_hat) + eps)
             """,
+            "the decay both in the gradient and decoupled": """
+                d = g + weight_decay * p
+                state["t"] = state.get("t", 0) + 1
+                state["m"] = beta1 * state.get("m", 0.0) + (1 - beta1) * d
+                state["v"] = beta2 * state.get("v", 0.0) + (1 - beta2) * d * d
+                m_hat = state["m"] / (1 - beta1 ** state["t"])
+                v_hat = state["v"] / (1 - beta2 ** state["t"])
+                return p - lr * weight_decay * p - lr * m_hat / (np.sqrt(v_hat) + eps)
+            """,
+            "the decay divided by sqrt(v_hat) with the step": [
+                ("p - lr * weight_decay * p - lr * m_hat / (np.sqrt(v_hat) + eps)",
+                 "p - lr * (m_hat + weight_decay * p) / (np.sqrt(v_hat) + eps)")],
+            "the decay not scaled by lr": [("p - lr * weight_decay * p", "p - weight_decay * p")],
+            "the decay of the weights after the step": [
+                ("return p - lr * weight_decay * p - lr * m_hat / (np.sqrt(v_hat) + eps)",
+                 "stepped = p - lr * m_hat / (np.sqrt(v_hat) + eps)\n    return stepped - lr * weight_decay * stepped")],
+            "the decay pushing away from 0": [("p - lr * weight_decay * p", "p + lr * weight_decay * p")],
+            "no decay at all": [("p - lr * weight_decay * p - lr * m_hat", "p - lr * m_hat")],
+            "no bias correction": [("lr * m_hat / (np.sqrt(v_hat) + eps)", "lr * state['m'] / (np.sqrt(state['v']) + eps)")],
+            "eps inside the square root": [("(np.sqrt(v_hat) + eps)", "np.sqrt(v_hat + eps)")],
             "the step counted from 0 in the correction": [("1 - beta1 ** state[\"t\"]", "1 - beta1 ** (state[\"t\"] + 1)"),
                                                           ("1 - beta2 ** state[\"t\"]", "1 - beta2 ** (state[\"t\"] + 1)")],
-            "the moments never stored": """
-                t = state.get("t", 0) + 1
-                state["t"] = t
-                m = beta1 * state.get("m", 0.0) + (1 - beta1) * g
-                v = beta2 * state.get("v", 0.0) + (1 - beta2) * g * g
-                return p - lr * (m / (1 - beta1 ** t)) / (np.sqrt(v / (1 - beta2 ** t)) + eps)
-            """,
-            "momentum without 1 - beta1": [("beta1 * state.get(\"m\", 0.0) + (1 - beta1) * g", "beta1 * state.get(\"m\", 0.0) + g")],
-            "weight decay added": [("p - lr * m_hat", "p * (1 - lr * 0.01) - lr * m_hat")],
-            "the root of the mean of |g|, not of g squared": [("(1 - beta2) * g * g", "(1 - beta2) * np.abs(g)")],
         },
         "right": """
             t = state["t"] = state.get("t", 0) + 1
             m = state["m"] = beta1 * state.get("m", 0.0) + (1 - beta1) * g
             v = state["v"] = beta2 * state.get("v", 0.0) + (1 - beta2) * g ** 2
-            step = lr / (1 - beta1 ** t) * m / (np.sqrt(v / (1 - beta2 ** t)) + eps)
-            return p - step
+            shrunk = p * (1 - lr * weight_decay)  # torch.optim.AdamW's order: decay first
+            return shrunk - lr / (1 - beta1 ** t) * m / (np.sqrt(v / (1 - beta2 ** t)) + eps)
         """,
     },
     3: {  # evaluation without a graph
@@ -85,43 +123,57 @@ MUTANTS = {
             return float((guesses == y).sum() / len(y))
         """,
     },
-    4: {  # a milestone, 95% within a budget
+    4: {  # train until a milestone, against a reference run
         "wrong": {
-            "gradients never cleared": [("            optimiser.zero_grad()\n", "")],
-            "the labels not shuffled with the inputs": [("y_fit[idx]", "y_fit[start:start + 32]")],
-            "the first batch only": [("range(0, len(x_fit), 32)", "range(0, 32, 32)")],
-            "the accuracy measured before the epoch": [
-                ("        order = rng.permutation(len(x_fit))\n",
+            # Measured at the wrong moment, or counted off by one.
+            "the accuracy measured before the epoch's updates": [
+                ("        train_epoch(model, optimiser, rng)\n        with no_grad():\n"
+                 "            accuracies.append(float(np.mean(model(Tensor(x_val)).data.argmax(axis=1) == y_val)))\n",
                  "        with no_grad():\n"
-                 "            history.append(float(np.mean(model(Tensor(x_val)).data.argmax(axis=1) == y_val)))\n"
-                 "        order = rng.permutation(len(x_fit))\n"),
-                ("        with no_grad():\n            history.append(float(np.mean(model(Tensor(x_val)).data.argmax(axis=1) == y_val)))\n        if",
-                 "        if"),
-            ],
-            "the accuracy on the fitting set": [("model(Tensor(x_val)).data.argmax(axis=1) == y_val", "model(Tensor(x_fit)).data.argmax(axis=1) == y_fit")],
-            "a learning rate ten times too small": [("lr=0.003", "lr=0.0003")],
-            "a wider network": [("    model = MLP(64, [64, 10], seed=seed)", "    model = MLP(64, [128, 10], seed=seed)")],
-            "the seed ignored": [("    model = MLP(64, [64, 10], seed=seed)", "    model = MLP(64, [64, 10], seed=0)")],
-            "one epoch even when none is allowed": [("    for _ in range(max_epochs):", "    for _ in range(max(max_epochs, 1)):")],
-            "the whole set as one batch": [("range(0, len(x_fit), 32)", "range(0, len(x_fit), len(x_fit))"),
-                                           ("order[start:start + 32]", "order[start:start + len(x_fit)]")],
+                 "            accuracies.append(float(np.mean(model(Tensor(x_val)).data.argmax(axis=1) == y_val)))\n"
+                 "        train_epoch(model, optimiser, rng)\n")],
+            "the milestone tested at the start of the next epoch": """
+                model, optimiser, rng = new_run(seed)
+                accuracies = []
+                for epoch in range(1, max_epochs + 1):
+                    if accuracies and accuracies[-1] >= target:
+                        return epoch, accuracies
+                    train_epoch(model, optimiser, rng)
+                    with no_grad():
+                        accuracies.append(float(np.mean(model(Tensor(x_val)).data.argmax(axis=1) == y_val)))
+                return None, accuracies
+            """,
+            "the epoch counted from 0": [("for epoch in range(1, max_epochs + 1):", "for epoch in range(max_epochs):")],
+            "one epoch too few": [("range(1, max_epochs + 1)", "range(1, max_epochs)")],
+            "> where >= is meant": [(">= target", "> target")],
+            "the last epoch allowed, not None, when never reached": [("return None, accuracies", "return max_epochs, accuracies")],
+            "one more epoch trained after the milestone": [
+                ("        if accuracies[-1] >= target:\n            return epoch, accuracies\n",
+                 "        if len(accuracies) > 1 and accuracies[-2] >= target:\n            return epoch - 1, accuracies\n")],
+            # Measured on the wrong thing, or the run not continued.
+            "the accuracy on the fitting set": [("(float(np.mean(model(Tensor(x_val)).data.argmax(axis=1) == y_val)))",
+                                                 "(float(np.mean(model(Tensor(x_fit)).data.argmax(axis=1) == y_fit)))")],
+            "a new run every epoch": [("    model, optimiser, rng = new_run(seed)\n    accuracies = []\n",
+                                       "    accuracies = []\n"),
+                                      ("        train_epoch(model, optimiser, rng)\n",
+                                       "        model, optimiser, rng = new_run(seed)\n"
+                                       "        train_epoch(model, optimiser, rng)\n")],
+            "the same order every epoch": [("train_epoch(model, optimiser, rng)",
+                                            "train_epoch(model, optimiser, np.random.default_rng(seed))")],
+            "the seed ignored": [("    model, optimiser, rng = new_run(seed)\n", "    model, optimiser, rng = new_run(0)\n")],
+            "the accuracy in percent": [("float(np.mean(", "100 * float(np.mean(")],
         },
         "right": """
-            model = MLP(64, [64, 10], seed=seed)
-            optimiser = Adam(model.parameters(), lr=0.003)
-            history = []
-            for epoch in range(max_epochs):
-                for idx in np.array_split(np.random.default_rng([seed, epoch]).permutation(len(x_fit)),
-                                          -(-len(x_fit) // 32)):
-                    optimiser.zero_grad()
-                    cross_entropy(model(Tensor(x_fit[idx])), y_fit[idx]).backward()
-                    optimiser.step()
+            model, optimiser, rng = new_run(seed)
+            accuracies = []
+            while len(accuracies) < max_epochs:
+                train_epoch(model, optimiser, rng)
                 with no_grad():
-                    guesses = model(Tensor(x_val)).data.argmax(axis=1)
-                history.append(float(np.mean(guesses == y_val)))
-                if history[-1] >= 0.95:
-                    return model, history
-            return model, history
+                    guesses = np.argmax(model(Tensor(x_val)).data, axis=-1)
+                accuracies.append(float((guesses == y_val).sum() / len(y_val)))
+                if accuracies[-1] >= target:
+                    return len(accuracies), accuracies
+            return None, accuracies
         """,
     },
 }
