@@ -192,10 +192,27 @@ class Node:
     def __init__(self, data, parents=(), rule=None):
         self.data, self.grad, self.parents, self.op, self.backward_rule = float(data), 0.0, parents, "", rule
 
+    # What the walk asks of a node (tinyad.graph.Node).
+    def zero_grad(self):
+        self.grad = 0.0
+
+    def has_grad(self):
+        return True
+
+    def accumulate(self, grad):
+        self.grad += grad
+
+    def release(self):
+        pass
+
+    def new_leaf(self, data):
+        return type(self)(data)
+
     def backward(self):
         from tinyad import graph
 
-        graph.backward(self, seed=1.0, interior_grad=0.0)
+        for _node in graph.walk(self, 1.0):
+            pass
 
 
 def square_with(local):

@@ -24,12 +24,39 @@ def test_topo_sort_refuses_what_is_not_a_node():
             topo_sort(bad)
 
 
-def test_the_walk_returns_the_leaves_it_reached():
+def test_the_walk_hands_back_each_node_once_its_rule_has_run():
     a, b = Value(2.0, "a"), Value(3.0, "b")
-    out = a * b + a
-    leaves = graph.backward(out, seed=1.0, interior_grad=0.0)
-    assert set(leaves) == {a, b} and len(leaves) == 2
+    product = a * b
+    out = product + a
+    seen = []
+    for node in graph.walk(out, 1.0):
+        # The node's rule has run: its parents hold its share already.
+        seen.append((node, [p.grad for p in node.parents]))
+    assert [node for node, _ in seen] == list(reversed(topo_sort(out)))
+    # out's rule gave a 1 and product 1; then product's gave a 3 (b) and b 2 (a).
+    assert [grads for node, grads in seen if node is product] == [[4.0, 2.0]]
     assert (a.grad, b.grad) == (4.0, 2.0)
+
+
+def test_every_node_of_both_engines_does_what_the_walk_asks():
+    for node in (Value(2.0), Value(2.0) * 3, Tensor([1.0, 2.0], requires_grad=True)):
+        assert graph.is_node(node) and isinstance(node, graph.Node)
+        node.zero_grad()
+        empty = node.grad
+        node.accumulate(node.data * 0 + 1.5)
+        node.accumulate(node.data * 0 + 1.5)
+        assert np.all(np.asarray(node.grad) == 3.0) and node.has_grad()
+        node.zero_grad()
+        assert node.grad is empty or node.grad == empty
+        leaf = node.new_leaf(node.data)
+        assert leaf is not node and not leaf.parents and np.all(np.asarray(leaf.data) == np.asarray(node.data))
+
+
+def test_a_class_with_the_fields_but_not_the_behaviour_is_not_a_node():
+    class Fields:
+        data, grad, parents, op, backward_rule = 1.0, 0.0, (), "", None
+
+    assert not graph.is_node(Fields())
 
 
 def test_topo_sort_puts_parents_first_and_each_node_once():

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from IPython.core.formatters import DisplayFormatter
 
-from tinyad import Value, draw, topo_sort
+from tinyad import Tensor, Value, draw, topo_sort
 from tinyad.viz.drawing import FIT_WIDTH, HINT_WIDTH, INSTALL_HINT, MAX_NODES, svg_size
 
 from dot_program import needs_dot  # tests/dot_program.py
@@ -88,20 +88,8 @@ def test_bad_input_is_refused_by_name():
         draw(Value(1.0), max_nodes=0)
 
 
-class ArrayNode:
-    """Just enough of a tensor for draw(): array data, no grad yet."""
-
-    def __init__(self, data, parents=(), op=""):
-        self.data = np.asarray(data, dtype=float)
-        self.grad = None
-        self.parents = parents
-        self.op = op
-        self.backward_rule = None
-
-
 def test_array_nodes_show_their_shape():
-    a = ArrayNode(np.ones((2, 3)))
-    s = ArrayNode(np.float64(6.0), (a,), "sum")
+    s = Tensor(np.ones((2, 3)), requires_grad=True).sum()
     source = draw(s).source
     assert "data shape (2, 3)" in source and "grad None" in source
     assert "data 6 " in source

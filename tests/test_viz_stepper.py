@@ -226,17 +226,17 @@ def test_a_root_that_is_not_a_scalar_value_is_refused():
 
 
 def test_the_stepper_records_the_engines_own_walk(monkeypatch):
-    # One walk in tinyad: the stepper watches tinyad.graph.backward, it does not replay its own.
+    # One walk in tinyad: the stepper watches tinyad.graph.walk, it does not replay its own.
     import tinyad.graph
 
     calls = []
-    original = tinyad.graph.backward
+    original = tinyad.graph.walk
 
-    def spy(root, seed, interior_grad, release=False, after_each=None):
+    def spy(root, seed):
         calls.append(root)
-        return original(root, seed, interior_grad, release, after_each)
+        return original(root, seed)
 
-    monkeypatch.setattr(tinyad.graph, "backward", spy)
+    monkeypatch.setattr(tinyad.graph, "walk", spy)
     L = shared_graph()
     stepper = BackwardStepper(L)
     assert calls == [L]

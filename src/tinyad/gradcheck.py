@@ -54,8 +54,9 @@ def gradcheck(
     ``inputs`` are ``Value``s or ``Tensor``s; ``f(*inputs)`` must return a single
     number (a ``Value``, or a ``Tensor`` of size 1). Tensor data is compared in
     float64. Returns ``True``, or raises ``AssertionError`` naming the input, the
-    element with the worst mismatch, both numbers and the relative error. The
-    inputs' ``data`` and ``grad`` are left as they were.
+    element with the worst mismatch, both numbers and the relative error. ``f`` is
+    called on new leaves holding the inputs' data (``new_leaf``), so it must compute
+    from its arguments; the inputs themselves are left as they were.
     """
     if not inputs:
         raise ValueError("gradcheck needs at least one input")
@@ -74,66 +75,52 @@ def gradcheck(
                 "for example x.detach()"
             )
         _check_step(eps, i, x)
-    saved = [(x.data, x.grad) for x in inputs]
-    # A Tensor input is checked whether or not it was made with requires_grad=True.
-    needs_grad = [getattr(x, "requires_grad", None) for x in inputs]
-    try:
-        # The engine's answer: one backward from fresh gradients.
-        for x in inputs:
-            x.grad = 0.0 if isinstance(x.data, float) else None
-            if not isinstance(x.data, float):
-                x.data = np.asarray(x.data, dtype=np.float64)
-                x.requires_grad = True
-        out = f(*inputs)
-        _scalar(out)
-        if getattr(out, "requires_grad", True):
-            out.backward()
-        # else: a Tensor that depends on no input (a constant): every gradient is 0,
-        # and the finite differences below must agree.
-        analytic = [
-            np.zeros(np.shape(x.data)) if x.grad is None else np.array(x.grad, dtype=np.float64)
-            for x in inputs
-        ]
+    # The engine's answer: one backward through new leaves holding the inputs' data (a
+    # Tensor's in float64), so the inputs themselves are never touched.
+    leaves = [x.new_leaf(x.data if isinstance(x.data, float) else np.asarray(x.data, dtype=np.float64))
+              for x in inputs]
+    out = f(*leaves)
+    _scalar(out)
+    if getattr(out, "requires_grad", True):
+        out.backward()
+    # else: a Tensor that depends on no input (a constant): every gradient is 0,
+    # and the finite differences below must agree.
+    analytic = [np.array(leaf.grad, dtype=np.float64) if leaf.has_grad() else np.zeros(np.shape(leaf.data))
+                for leaf in leaves]
 
-        for i, x in enumerate(inputs):
-            original = x.data
+    for i, x in enumerate(inputs):
+        original = leaves[i].data
 
-            def f_at(point: Any, i: int = i, x: Any = x, original: Any = original) -> float:
-                """f with ``x``'s data replaced by ``point``: the function finite differences nudge."""
-                x.data = point
-                try:
-                    return _scalar(f(*inputs))
-                except (ArithmeticError, ValueError) as error:  # f ran at x itself: the step did this
-                    raise _stepped_outside(error, eps, i, x, original, point) from error
+        def f_at(point: Any, i: int = i, x: Any = x, original: Any = original) -> float:
+            """f with input ``i`` replaced by a leaf holding ``point``: what finite differences nudge."""
+            nudged = [*leaves[:i], x.new_leaf(point), *leaves[i + 1:]]
+            try:
+                return _scalar(f(*nudged))
+            except (ArithmeticError, ValueError) as error:  # f ran at x itself: the step did this
+                raise _stepped_outside(error, eps, i, x, original, point) from error
 
-            numeric = numeric_gradient(f_at, original, eps)
-            x.data = original
-            if analytic[i].shape != numeric.shape:
-                raise AssertionError(
-                    f"gradcheck: the gradient of {_name(i, x)} has shape {analytic[i].shape}, "
-                    f"but the input has shape {numeric.shape}"
-                )
-            error = np.abs(analytic[i] - numeric)
-            allowed = atol + rtol * np.abs(numeric)
-            # A nan anywhere fails: `error > allowed` is False for nan, so ask the opposite.
-            bad = ~(error <= allowed)
-            if np.any(bad):
-                excess = np.where(np.isnan(error), np.inf, error - allowed)
-                worst = np.unravel_index(np.argmax(excess), error.shape)
-                a, n = analytic[i][worst], numeric[worst]
-                where = "" if numeric.shape == () else f" at index {tuple(int(k) for k in worst)}"
-                raise AssertionError(
-                    f"gradcheck: the gradient of {_name(i, x)}{where} does not match: "
-                    f"backward gave {a:.10g}, finite differences give {n:.10g} "
-                    f"(relative error {abs(a - n) / max(abs(n), 1e-300):.3g}, "
-                    f"atol={atol}, rtol={rtol})"
-                )
-        return True
-    finally:
-        for x, (data, grad), needed in zip(inputs, saved, needs_grad):
-            x.data, x.grad = data, grad
-            if needed is not None:
-                x.requires_grad = needed
+        numeric = numeric_gradient(f_at, original, eps)
+        if analytic[i].shape != numeric.shape:
+            raise AssertionError(
+                f"gradcheck: the gradient of {_name(i, x)} has shape {analytic[i].shape}, "
+                f"but the input has shape {numeric.shape}"
+            )
+        error = np.abs(analytic[i] - numeric)
+        allowed = atol + rtol * np.abs(numeric)
+        # A nan anywhere fails: `error > allowed` is False for nan, so ask the opposite.
+        bad = ~(error <= allowed)
+        if np.any(bad):
+            excess = np.where(np.isnan(error), np.inf, error - allowed)
+            worst = np.unravel_index(np.argmax(excess), error.shape)
+            a, n = analytic[i][worst], numeric[worst]
+            where = "" if numeric.shape == () else f" at index {tuple(int(k) for k in worst)}"
+            raise AssertionError(
+                f"gradcheck: the gradient of {_name(i, x)}{where} does not match: "
+                f"backward gave {a:.10g}, finite differences give {n:.10g} "
+                f"(relative error {abs(a - n) / max(abs(n), 1e-300):.3g}, "
+                f"atol={atol}, rtol={rtol})"
+            )
+    return True
 
 
 def _first(mask: np.ndarray) -> tuple[tuple[int, ...], str]:

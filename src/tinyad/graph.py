@@ -1,19 +1,25 @@
 """The computation graph, walked once for both engines.
 
-What a node is, stated once (``Node`` below): anything with
+What a node is and does, stated once (``Node`` below). It has
 
 - ``parents``: the tuple of nodes it was computed from (``()`` for a leaf);
 - ``grad``: where the gradient of the output with respect to the node collects;
 - ``backward_rule``: ``None`` for a leaf, else a plain function ``rule(node)`` that
-  adds ``node.grad`` times the local derivative into each parent's ``grad``;
-- ``data`` and ``op``: its value, and the name of the operation that made it.
+  adds ``node.grad`` times the local derivative into each parent's gradient;
+- ``data`` and ``op``: its value, and the name of the operation that made it;
+
+and it knows how to reset its gradient, add into it, say whether it has one, let go of
+what backward no longer needs, and make a new leaf of its own kind. So the walk, the
+optimisers, gradcheck and the stepper never decide for themselves what an empty gradient
+is (``0.0`` for a ``Value``, ``None`` for a ``Tensor``), and nothing outside a node's
+class writes its fields.
 
 A node hashes by identity (neither engine defines a value-based ``==``), so the walk
 keeps the nodes it has seen in a set of the nodes themselves.
 
 ``Value`` (the scalar engine) and ``Tensor`` (the array engine) are both such nodes,
 so both hand their output to the same two functions below: ``topo_sort`` and
-``backward``. Nothing else in tinyad walks a graph.
+``walk``. Nothing else in tinyad walks a graph.
 
 The rules are plain functions of the node, not closures stored on it: a closure
 that refers back to its own node makes a reference cycle, and a graph full of
@@ -24,12 +30,15 @@ last outside reference goes.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Optional, Protocol, runtime_checkable
+from typing import Any, Callable, Iterator, Optional, Protocol, runtime_checkable
 
 
 @runtime_checkable
 class Node(Protocol):
-    """A node of either engine's graph: the fields the walk, the drawing and the checks read."""
+    """A node of either engine's graph: what it holds, and what the walk and the rest ask it to do.
+
+    ``grad`` is for reading: only the node's own methods (and its engine's rules) change it.
+    """
 
     data: Any
     grad: Any
@@ -37,12 +46,28 @@ class Node(Protocol):
     op: str
     backward_rule: Optional[Callable[[Any], None]]
 
+    def zero_grad(self) -> None:
+        """Forget the gradient: set it to the engine's empty gradient."""
 
-NODE_FIELDS = ("data", "grad", "parents", "op", "backward_rule")
+    def has_grad(self) -> bool:
+        """Whether there is a gradient to use (a ``Value``'s number always is one)."""
+
+    def accumulate(self, grad: Any) -> None:
+        """Add ``grad`` into the gradient (an empty gradient plus ``grad`` is ``grad``)."""
+
+    def release(self) -> None:
+        """Let go of what backward no longer needs, once this node's rule has run."""
+
+    def new_leaf(self, data: Any) -> Any:
+        """A new leaf of the same engine holding ``data``, whose gradient backward fills."""
+
+
+NODE_FIELDS = ("data", "grad", "parents", "op", "backward_rule",
+               "zero_grad", "has_grad", "accumulate", "release", "new_leaf")
 
 
 def is_node(x: object) -> bool:
-    """Whether ``x`` is a node of a graph (a ``Value`` or a ``Tensor``): it has every field of ``Node``.
+    """Whether ``x`` is a node of a graph (a ``Value`` or a ``Tensor``): it has all that ``Node`` names.
 
     The same question as ``isinstance(x, Node)``, asked directly: a Protocol's isinstance
     is slow, and ``topo_sort`` asks it on every call.
@@ -88,48 +113,28 @@ def topo_sort(root: Any) -> list:
     return order
 
 
-def backward(
-    root: Any,
-    seed: Any,
-    interior_grad: Any,
-    release: bool = False,
-    after_each: Callable[[Any], None] | None = None,
-) -> list:
-    """Back-propagate from ``root``: sort, reset, seed, then walk in reverse.
+def walk(root: Any, seed: Any) -> Iterator:
+    """Back-propagate from ``root``, handing back each node as its turn ends.
 
     1. ``topo_sort`` the graph.
-    2. Set the ``grad`` of every interior node (one with parents) to
-       ``interior_grad``, so an earlier backward leaves nothing behind in them.
-       Leaves are not reset: their gradients accumulate across calls.
-    3. Seed ``root.grad`` with ``seed`` (1 for a scalar output).
+    2. Reset the gradient of every interior node (one with parents), so an earlier
+       backward leaves nothing behind in them. Leaves are not reset: their gradients
+       accumulate across calls.
+    3. Seed ``root``'s gradient with ``seed`` (1 for a single-number output).
     4. Visit the nodes in reverse topological order, so a node's rule runs only
-       after every node that uses it has added its share into ``node.grad``.
+       after every node that uses it has added its share into its gradient.
 
-    With ``release=True`` each interior node lets go of its parents, its saved
-    buffers and its gradient as soon as its rule has run: that gradient has
-    been passed on, and nothing will ask for it again.
-
-    ``after_each(node)``, if given, is called when each node's turn is over (its
-    rule has run; a leaf has none): lesson 02's step-through widget records the
-    walk with it.
-
-    Returns the leaves the walk reached: their gradients are the answer.
+    Each node is yielded when its turn is over (its rule has run; a leaf has none):
+    ``Value.backward`` collects the leaves, ``Tensor.backward`` frees each interior node's
+    buffers (lesson 08), and lesson 02's stepper records the walk.
     """
     order = topo_sort(root)
     for node in order:
         if node.parents:
-            node.grad = interior_grad
-    root.grad = seed
-    leaves = []
+            node.zero_grad()
+    root.accumulate(seed)
     while order:
-        node = order.pop()  # pop from the end: reverse topological order
-        rule: Callable[[Any], None] | None = node.backward_rule
-        if rule is None:
-            leaves.append(node)
-        else:
-            rule(node)
-            if release:
-                node.release()
-        if after_each is not None:
-            after_each(node)
-    return leaves
+        node = order.pop()  # from the end: reverse topological order, and the list lets go of it
+        if node.backward_rule is not None:
+            node.backward_rule(node)
+        yield node

@@ -60,15 +60,13 @@ class Optimizer:
         self.state: list[dict[str, Any]] = [{} for _ in self.params]
 
     def zero_grad(self) -> None:
-        # A Value's grad is a float and starts at 0.0; a Tensor's is an array or
-        # None, and None means "nothing accumulated yet", as in PyTorch.
         for p in self.params:
-            p.grad = 0.0 if isinstance(p.data, float) else None
+            p.zero_grad()
 
     def step(self) -> None:
-        """One update of every parameter that has a gradient (a Tensor's may be None)."""
+        """One update of every parameter that has a gradient (a Tensor's may have none yet)."""
         for k, (p, state) in enumerate(zip(self.params, self.state)):
-            if p.grad is not None:
+            if p.has_grad():
                 _check_grad(k, p)
                 self.update(p, state)
 

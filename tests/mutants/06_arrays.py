@@ -6,37 +6,37 @@ MUTANTS = {
             "no sum_to_shape": """
                 a, b = out.parents
                 if a.requires_grad:
-                    accumulate(a, out.grad / b.data)
+                    a.accumulate(out.grad / b.data)
                 if b.requires_grad:
-                    accumulate(b, -out.grad * a.data / b.data ** 2)
+                    b.accumulate(-out.grad * a.data / b.data ** 2)
             """,
             "the multiply's rule": """
                 a, b = out.parents
                 if a.requires_grad:
-                    accumulate(a, sum_to_shape(out.grad * b.data, a.shape))
+                    a.accumulate(sum_to_shape(out.grad * b.data, a.shape))
                 if b.requires_grad:
-                    accumulate(b, sum_to_shape(out.grad * a.data, b.shape))
+                    b.accumulate(sum_to_shape(out.grad * a.data, b.shape))
             """,
             "b's slope without its minus sign": """
                 a, b = out.parents
                 if a.requires_grad:
-                    accumulate(a, sum_to_shape(out.grad / b.data, a.shape))
+                    a.accumulate(sum_to_shape(out.grad / b.data, a.shape))
                 if b.requires_grad:
-                    accumulate(b, sum_to_shape(out.grad * a.data / b.data ** 2, b.shape))
+                    b.accumulate(sum_to_shape(out.grad * a.data / b.data ** 2, b.shape))
             """,
             "b's slope as -1 / b**2, without a": """
                 a, b = out.parents
                 if a.requires_grad:
-                    accumulate(a, sum_to_shape(out.grad / b.data, a.shape))
+                    a.accumulate(sum_to_shape(out.grad / b.data, a.shape))
                 if b.requires_grad:
-                    accumulate(b, sum_to_shape(-out.grad / b.data ** 2, b.shape))
+                    b.accumulate(sum_to_shape(-out.grad / b.data ** 2, b.shape))
             """,
             "b's slope as -a / b, one power short": """
                 a, b = out.parents
                 if a.requires_grad:
-                    accumulate(a, sum_to_shape(out.grad / b.data, a.shape))
+                    a.accumulate(sum_to_shape(out.grad / b.data, a.shape))
                 if b.requires_grad:
-                    accumulate(b, sum_to_shape(-out.grad * a.data / b.data, b.shape))
+                    b.accumulate(sum_to_shape(-out.grad * a.data / b.data, b.shape))
             """,
             "grad overwritten, not added": """
                 a, b = out.parents
@@ -47,15 +47,15 @@ MUTANTS = {
             """,
             "a constant given a gradient": """
                 a, b = out.parents
-                accumulate(a, sum_to_shape(out.grad / b.data, a.shape))
-                accumulate(b, sum_to_shape(-out.grad * a.data / b.data ** 2, b.shape))
+                a.accumulate(sum_to_shape(out.grad / b.data, a.shape))
+                b.accumulate(sum_to_shape(-out.grad * a.data / b.data ** 2, b.shape))
             """,
             "out.grad forgotten": """
                 a, b = out.parents
                 if a.requires_grad:
-                    accumulate(a, sum_to_shape(np.broadcast_to(1 / b.data, out.shape), a.shape))
+                    a.accumulate(sum_to_shape(np.broadcast_to(1 / b.data, out.shape), a.shape))
                 if b.requires_grad:
-                    accumulate(b, sum_to_shape(-out.data / b.data, b.shape))
+                    b.accumulate(sum_to_shape(-out.data / b.data, b.shape))
             """,
         },
         "right": """
@@ -63,7 +63,7 @@ MUTANTS = {
             over_b = out.grad / b.data
             for parent, local in ((a, over_b), (b, -over_b * out.data)):  # out.data is a / b
                 if parent.requires_grad:
-                    accumulate(parent, sum_to_shape(local, parent.shape))
+                    parent.accumulate(sum_to_shape(local, parent.shape))
         """,
     },
     2: {  # matmul's backward

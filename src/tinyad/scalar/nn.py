@@ -37,7 +37,7 @@ class Module:
     def zero_grad(self) -> None:
         """Clear the gradients of every parameter (they accumulate otherwise)."""
         for p in self.parameters():
-            p.grad = 0.0
+            p.zero_grad()
 
 
 class Neuron(Module):

@@ -71,6 +71,27 @@ class Value:
             return (self._first,)
         return (self._first, self._second)
 
+    # -- what the walk asks of a node (tinyad.graph.Node) ------------------------
+
+    def zero_grad(self) -> None:
+        """Forget the gradient: a Value's empty gradient is 0.0."""
+        self.grad = 0.0
+
+    def has_grad(self) -> bool:
+        """Always: a Value's gradient is a number from its creation (0.0 is a gradient of zero)."""
+        return True
+
+    def accumulate(self, grad: float) -> None:
+        """Add ``grad`` into ``grad``."""
+        self.grad += grad
+
+    def release(self) -> None:
+        """Nothing to let go of: the scalar engine keeps its graph after backward."""
+
+    def new_leaf(self, data: Number) -> Value:
+        """A leaf holding ``data``, with this one's label (gradcheck's nudged inputs)."""
+        return Value(data, self.label)
+
     def __repr__(self) -> str:
         label = f", label={self.label!r}" if self.label else ""
         return f"Value(data={self.data:.6g}, grad={self.grad:.6g}{label})"
@@ -230,10 +251,7 @@ class Value:
         calls, as in PyTorch, until something clears them. That holds for a leaf
         calling backward on itself too: its own gradient, 1, is added.
         """
-        if not self.parents:
-            self.grad += 1.0
-            return
-        leaves = graph.backward(self, seed=1.0, interior_grad=0.0)
+        leaves = [node for node in graph.walk(self, 1.0) if not node.parents]
         check_finite(leaves)
 
 

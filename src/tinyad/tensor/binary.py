@@ -24,7 +24,7 @@ from typing import Any, Callable
 import numpy as np
 
 from tinyad.tensor import elementwise
-from tinyad.tensor.gradients import accumulate, sum_to_shape
+from tinyad.tensor.gradients import sum_to_shape
 from tinyad.tensor.tensor import Tensor, as_tensor
 
 
@@ -61,7 +61,7 @@ def add_backward(out: Tensor) -> None:
     # d(a+b)/da = d(a+b)/db = 1: each parent gets the gradient, summed back to its own shape.
     for parent in out.parents:
         if parent.requires_grad:
-            accumulate(parent, sum_to_shape(out.grad, parent.shape))
+            parent.accumulate(sum_to_shape(out.grad, parent.shape))
 
 
 # -- a - b --------------------------------------------------------------------
@@ -90,9 +90,9 @@ def mul_backward(out: Tensor) -> None:
     # d(a*b)/da = b and d(a*b)/db = a, entry by entry.
     a, b = out.parents
     if a.requires_grad:
-        accumulate(a, sum_to_shape(out.grad * b.data, a.shape))
+        a.accumulate(sum_to_shape(out.grad * b.data, a.shape))
     if b.requires_grad:
-        accumulate(b, sum_to_shape(out.grad * a.data, b.shape))
+        b.accumulate(sum_to_shape(out.grad * a.data, b.shape))
 
 
 # -- a / b --------------------------------------------------------------------
@@ -114,9 +114,9 @@ def div_backward(out: Tensor) -> None:
     a, b = out.parents
     grad_over_b = out.grad / b.data
     if a.requires_grad:
-        accumulate(a, sum_to_shape(grad_over_b, a.shape))
+        a.accumulate(sum_to_shape(grad_over_b, a.shape))
     if b.requires_grad:
-        accumulate(b, sum_to_shape(-grad_over_b * out.data, b.shape))
+        b.accumulate(sum_to_shape(-grad_over_b * out.data, b.shape))
 
 
 # -- base ** exponent ---------------------------------------------------------
@@ -154,7 +154,7 @@ def power_backward(out: Tensor) -> None:
         if not np.isfinite(slope).all():
             raise OverflowError(f"the derivative of base ** exponent overflows a float at "
                                 f"{int((~np.isfinite(slope)).sum())} entries")
-        accumulate(base, sum_to_shape(through_power(out, slope, "base"), base.shape))
+        base.accumulate(sum_to_shape(through_power(out, slope, "base"), base.shape))
     if exponent.requires_grad:
         # 0 ** e is 0 for every e > 0 (the only exponents allowed at 0), so its slope in e is 0;
         # a negative base has no real log.
@@ -166,7 +166,7 @@ def power_backward(out: Tensor) -> None:
         # The entries at 0 are replaced; an overflow is refused by through_power.
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             slope = np.where(b == 0, 0.0, out.data * np.log(b))
-        accumulate(exponent, sum_to_shape(through_power(out, slope, "exponent"), exponent.shape))
+        exponent.accumulate(sum_to_shape(through_power(out, slope, "exponent"), exponent.shape))
 
 
 def through_power(out: Tensor, slope: np.ndarray, to: str) -> np.ndarray:
@@ -224,7 +224,7 @@ def matmul_backward(out: Tensor) -> None:
         grad = np.expand_dims(grad, -2)
     if a.requires_grad:
         grad_a = grad @ np.swapaxes(B, -1, -2)
-        accumulate(a, sum_to_shape(grad_a, A.shape).reshape(a.shape))
+        a.accumulate(sum_to_shape(grad_a, A.shape).reshape(a.shape))
     if b.requires_grad:
         grad_b = np.swapaxes(A, -1, -2) @ grad
-        accumulate(b, sum_to_shape(grad_b, B.shape).reshape(b.shape))
+        b.accumulate(sum_to_shape(grad_b, B.shape).reshape(b.shape))

@@ -30,7 +30,6 @@ from __future__ import annotations
 from typing import Callable
 
 from tinyad.tensor import grad_mode
-from tinyad.tensor.gradients import accumulate
 from tinyad.tensor.tensor import Tensor
 
 
@@ -62,8 +61,8 @@ def checkpoint_backward(out: Tensor) -> None:
         # The inner walk fills the parameters' grads directly and the inputs' copies here.
         recomputed.backward(out.grad)
     for t, x in zip(out.parents, inputs):
-        if t.requires_grad and x.grad is not None:
-            accumulate(t, x.grad)
+        if t.requires_grad and x.has_grad():
+            t.accumulate(x.grad)
 
 
 def _refuse_captured_interior(block: list[Tensor], recomputed: Tensor) -> None:

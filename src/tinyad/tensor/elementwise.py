@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from tinyad.tensor.gradients import accumulate
 from tinyad.tensor.tensor import Tensor
 
 # exp(x) is finite for x up to log(largest float) and inf beyond.
@@ -31,7 +30,7 @@ def neg(x: Tensor) -> Tensor:
 
 
 def neg_backward(out: Tensor) -> None:
-    accumulate(out.parents[0], -out.grad)
+    out.parents[0].accumulate(-out.grad)
 
 
 def exp(x: Tensor) -> Tensor:
@@ -46,7 +45,7 @@ def exp(x: Tensor) -> Tensor:
 
 
 def exp_backward(out: Tensor) -> None:
-    accumulate(out.parents[0], out.grad * out.data)  # d e^x / dx = e^x, the output itself
+    out.parents[0].accumulate(out.grad * out.data)  # d e^x / dx = e^x, the output itself
 
 
 def log(x: Tensor) -> Tensor:
@@ -61,7 +60,7 @@ def log(x: Tensor) -> Tensor:
 
 def log_backward(out: Tensor) -> None:
     x = out.parents[0]
-    accumulate(x, out.grad / x.data)  # d log(x) / dx = 1 / x
+    x.accumulate(out.grad / x.data)  # d log(x) / dx = 1 / x
 
 
 def tanh(x: Tensor) -> Tensor:
@@ -70,7 +69,7 @@ def tanh(x: Tensor) -> Tensor:
 
 def tanh_backward(out: Tensor) -> None:
     y = out.data
-    accumulate(out.parents[0], out.grad * (1 - y * y))  # d tanh(x) / dx = 1 - tanh(x)**2
+    out.parents[0].accumulate(out.grad * (1 - y * y))  # d tanh(x) / dx = 1 - tanh(x)**2
 
 
 def relu(x: Tensor) -> Tensor:
@@ -78,7 +77,7 @@ def relu(x: Tensor) -> Tensor:
 
 
 def relu_backward(out: Tensor) -> None:
-    accumulate(out.parents[0], out.grad * (out.data > 0))  # slope 1 where x > 0, else 0
+    out.parents[0].accumulate(out.grad * (out.data > 0))  # slope 1 where x > 0, else 0
 
 
 def stable_sigmoid(a: np.ndarray) -> np.ndarray:
@@ -94,7 +93,7 @@ def sigmoid(x: Tensor) -> Tensor:
 
 def sigmoid_backward(out: Tensor) -> None:
     y = out.data
-    accumulate(out.parents[0], out.grad * (y * (1 - y)))  # d sigmoid / dx = y (1 - y)
+    out.parents[0].accumulate(out.grad * (y * (1 - y)))  # d sigmoid / dx = y (1 - y)
 
 
 def sin(x: Tensor) -> Tensor:
@@ -103,7 +102,7 @@ def sin(x: Tensor) -> Tensor:
 
 def sin_backward(out: Tensor) -> None:
     x = out.parents[0]
-    accumulate(x, out.grad * np.cos(x.data))
+    x.accumulate(out.grad * np.cos(x.data))
 
 
 def cos(x: Tensor) -> Tensor:
@@ -112,4 +111,4 @@ def cos(x: Tensor) -> Tensor:
 
 def cos_backward(out: Tensor) -> None:
     x = out.parents[0]
-    accumulate(x, out.grad * -np.sin(x.data))
+    x.accumulate(out.grad * -np.sin(x.data))

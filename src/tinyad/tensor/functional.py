@@ -40,7 +40,7 @@ from typing import Any, Sequence, Union
 import numpy as np
 
 from tinyad.tensor.elementwise import stable_sigmoid
-from tinyad.tensor.gradients import accumulate, sum_to_shape
+from tinyad.tensor.gradients import sum_to_shape
 from tinyad.tensor.reductions import axes
 from tinyad.tensor.tensor import Tensor
 
@@ -95,7 +95,7 @@ def softmax_backward(out: Tensor) -> None:
     # dy_i/dx_j = y_i (delta_ij - y_j), so dx = y * (g - sum(g * y)).
     (x,) = out.parents
     y, g = out.data, out.grad
-    accumulate(x, y * (g - np.sum(g * y, axis=out.saved, keepdims=True)))
+    x.accumulate(y * (g - np.sum(g * y, axis=out.saved, keepdims=True)))
 
 
 def logsumexp(x: Tensor, axis: int = -1, keepdims: bool = False) -> Tensor:
@@ -118,7 +118,7 @@ def logsumexp_backward(out: Tensor) -> None:
     axis, keepdims = out.saved
     g = out.grad if keepdims else np.expand_dims(out.grad, axis)
     _, e, s = _shifted_exp(x.data, axis)
-    accumulate(x, g * (e / s))
+    x.accumulate(g * (e / s))
 
 
 def log_softmax(x: Tensor, axis: int = -1) -> Tensor:
@@ -135,7 +135,7 @@ def log_softmax_backward(out: Tensor) -> None:
     (x,) = out.parents
     axis, g = out.saved, out.grad
     probabilities = np.exp(np.minimum(out.data, 0))
-    accumulate(x, g - probabilities * np.sum(g, axis=axis, keepdims=True))
+    x.accumulate(g - probabilities * np.sum(g, axis=axis, keepdims=True))
 
 
 # -- losses ---------------------------------------------------------------------
@@ -198,7 +198,7 @@ def cross_entropy_backward(out: Tensor) -> None:
     grad = probabilities.copy()
     grad[np.arange(batch), labels] -= 1
     grad *= out.grad / batch
-    accumulate(logits, grad)
+    logits.accumulate(grad)
 
 
 def log_sigmoid(x: Tensor) -> Tensor:
@@ -211,7 +211,7 @@ def log_sigmoid(x: Tensor) -> Tensor:
 def log_sigmoid_backward(out: Tensor) -> None:
     # d log(sigmoid(x)) / dx = 1 - sigmoid(x) = sigmoid(-x), computed in the stable form.
     (x,) = out.parents
-    accumulate(x, out.grad * stable_sigmoid(-x.data))
+    x.accumulate(out.grad * stable_sigmoid(-x.data))
 
 
 def binary_cross_entropy_with_logits(logits: Tensor, targets: Any) -> Tensor:
@@ -247,9 +247,9 @@ def binary_cross_entropy_with_logits_backward(out: Tensor) -> None:
     logits, targets = out.parents
     scale = out.grad / logits.size
     if logits.requires_grad:
-        accumulate(logits, (stable_sigmoid(logits.data) - targets.data) * scale)
+        logits.accumulate((stable_sigmoid(logits.data) - targets.data) * scale)
     if targets.requires_grad:
-        accumulate(targets, logits.data * -scale)
+        targets.accumulate(logits.data * -scale)
 
 
 def mse(pred: Tensor, target: Any) -> Tensor:
@@ -272,9 +272,9 @@ def mse_backward(out: Tensor) -> None:
     pred, target = out.parents
     grad = out.saved * (2 * out.grad / out.saved.size)
     if pred.requires_grad:
-        accumulate(pred, grad)
+        pred.accumulate(grad)
     if target.requires_grad:
-        accumulate(target, -grad)
+        target.accumulate(-grad)
 
 
 # -- layers as single nodes ------------------------------------------------------
@@ -310,12 +310,12 @@ def linear_backward(out: Tensor) -> None:
     x, weight = out.parents[0], out.parents[1]
     g = out.grad
     if x.requires_grad:
-        accumulate(x, g @ weight.data.T)
+        x.accumulate(g @ weight.data.T)
     if weight.requires_grad:
         g2 = g.reshape(-1, g.shape[-1])
-        accumulate(weight, x.data.reshape(-1, x.shape[-1]).T @ g2)
+        weight.accumulate(x.data.reshape(-1, x.shape[-1]).T @ g2)
     if len(out.parents) == 3 and out.parents[2].requires_grad:
-        accumulate(out.parents[2], sum_to_shape(g, out.parents[2].shape))
+        out.parents[2].accumulate(sum_to_shape(g, out.parents[2].shape))
 
 
 def rnn_step(x: Tensor, h: Tensor, w_x: Tensor, w_h: Tensor, b: Tensor) -> Tensor:
@@ -340,12 +340,12 @@ def rnn_step_backward(out: Tensor) -> None:
     y = out.data
     da = out.grad * (1 - y * y)  # back through tanh: da is d loss / d(pre-activation)
     if x.requires_grad:
-        accumulate(x, da @ w_x.data.T)
+        x.accumulate(da @ w_x.data.T)
     if h.requires_grad:
-        accumulate(h, da @ w_h.data.T)
+        h.accumulate(da @ w_h.data.T)
     if w_x.requires_grad:
-        accumulate(w_x, x.data.T @ da)
+        w_x.accumulate(x.data.T @ da)
     if w_h.requires_grad:
-        accumulate(w_h, h.data.T @ da)
+        w_h.accumulate(h.data.T @ da)
     if b.requires_grad:
-        accumulate(b, da.sum(axis=0))
+        b.accumulate(da.sum(axis=0))

@@ -35,7 +35,7 @@ class Module:
     def zero_grad(self) -> None:
         """Clear the gradients of every parameter (they accumulate otherwise)."""
         for p in self.parameters():
-            p.grad = None
+            p.zero_grad()
 
 
 class Linear(Module):

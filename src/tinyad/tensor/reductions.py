@@ -18,7 +18,6 @@ from typing import Any
 
 import numpy as np
 
-from tinyad.tensor.gradients import accumulate
 from tinyad.tensor.tensor import Tensor
 
 Axis = Any  # None, an int, or a tuple of ints
@@ -71,7 +70,7 @@ def sum_backward(out: Tensor) -> None:
     (x,) = out.parents
     over, keepdims = out.saved
     grad = unreduce(out.grad, x.shape, over, keepdims)
-    accumulate(x, np.broadcast_to(grad, x.shape))
+    x.accumulate(np.broadcast_to(grad, x.shape))
 
 
 def mean(x: Tensor, axis: Axis = None, keepdims: bool = False) -> Tensor:
@@ -98,7 +97,7 @@ def mean_backward(out: Tensor) -> None:
     (x,) = out.parents
     over, keepdims, count = out.saved
     grad = unreduce(out.grad, x.shape, over, keepdims) / count
-    accumulate(x, np.broadcast_to(grad, x.shape))
+    x.accumulate(np.broadcast_to(grad, x.shape))
 
 
 def max(x: Tensor, axis: Axis = None, keepdims: bool = False) -> Tensor:
@@ -118,4 +117,4 @@ def max_backward(out: Tensor) -> None:
     winners = x.data == unreduce(out.data, x.shape, over, keepdims)
     ties = winners.sum(axis=over, keepdims=True)
     grad = unreduce(out.grad, x.shape, over, keepdims) / ties
-    accumulate(x, winners * grad)
+    x.accumulate(winners * grad)

@@ -17,7 +17,6 @@ from typing import Any
 
 import numpy as np
 
-from tinyad.tensor.gradients import accumulate
 from tinyad.tensor.tensor import Tensor
 
 
@@ -34,7 +33,7 @@ def reshape(x: Tensor, *shape: Any) -> Tensor:
 
 def reshape_backward(out: Tensor) -> None:
     (x,) = out.parents
-    accumulate(x, out.grad.reshape(x.shape))
+    x.accumulate(out.grad.reshape(x.shape))
 
 
 def transpose(x: Tensor, *axes: Any) -> Tensor:
@@ -54,7 +53,7 @@ def transpose(x: Tensor, *axes: Any) -> Tensor:
 
 def transpose_backward(out: Tensor) -> None:
     (x,) = out.parents
-    accumulate(x, out.grad.transpose(np.argsort(out.saved)))
+    x.accumulate(out.grad.transpose(np.argsort(out.saved)))
 
 
 def getitem(x: Tensor, index: Any) -> Tensor:
@@ -75,7 +74,7 @@ def getitem_backward(out: Tensor) -> None:
         grad[index] = out.grad  # each entry picked at most once: assigning is adding to 0
     else:
         np.add.at(grad, index, out.grad)
-    accumulate(x, grad)
+    x.accumulate(grad)
 
 
 def own_index(index: Any) -> Any:

@@ -56,7 +56,6 @@ import numpy as np
 from tinyad import graph
 from tinyad.checks import as_real
 from tinyad.tensor import grad_mode
-from tinyad.tensor.gradients import accumulate
 
 FLOAT_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
 ArrayLike = Union["Tensor", np.ndarray, float, int, Sequence]
@@ -320,11 +319,42 @@ class Tensor:
             seed = np.ones_like(self.data)
         else:
             seed = _seed(grad, self)
-        if self.backward_rule is None:
-            # A leaf that requires grad: it is its own output, and its gradient accumulates.
-            accumulate(self, seed)
-            return
-        graph.backward(self, seed, interior_grad=None, release=not retain_graph)
+        for node in graph.walk(self, seed):
+            if node.parents and not retain_graph:
+                node.release()
+
+    # -- what the walk asks of a node (tinyad.graph.Node) ------------------------
+
+    def zero_grad(self) -> None:
+        """Forget the gradient: a Tensor's empty gradient is ``None``."""
+        self.grad = None
+
+    def has_grad(self) -> bool:
+        """Whether a gradient has arrived since the last ``zero_grad``."""
+        return self.grad is not None
+
+    def accumulate(self, grad: np.ndarray) -> None:
+        """Add ``grad`` (an array of this tensor's shape) into ``grad``, in this tensor's dtype.
+
+        The engine never changes a gradient in place, so a rule may pass one array
+        on unchanged (``+`` hands ``out.grad`` itself to both operands) and interior
+        nodes may share it. A leaf's gradient is the learner's to modify
+        (``p.grad *= 0.5`` to clip it), so a leaf's first gradient is always copied:
+        it never shares memory with another node's.
+        """
+        if grad.shape != self.data.shape:
+            raise RuntimeError(f"a backward rule gave a gradient of shape {grad.shape} to a tensor of "
+                               f"shape {self.data.shape}: a gradient must have its tensor's shape "
+                               "(sum_to_shape sums a broadcast gradient back)")
+        if grad.dtype != self.data.dtype:
+            grad = grad.astype(self.data.dtype)  # a new array
+        elif self.grad is None and not self.parents:
+            grad = grad.copy()
+        self.grad = grad if self.grad is None else self.grad + grad
+
+    def new_leaf(self, data: ArrayLike) -> Tensor:
+        """A leaf holding ``data`` whose gradient backward fills (gradcheck's nudged inputs)."""
+        return Tensor(data, requires_grad=True)
 
     def release(self) -> None:
         """Let go of parents, saved buffers and gradient: the walk has passed this node.

@@ -126,10 +126,12 @@ def _scaled_to_fit(svg: str) -> str:
     return SIZE.sub(f'<svg width="{width * scale:.2f}pt" height="{height * scale:.2f}pt"', svg, count=1)
 
 
-def draw(root: Any, max_nodes: int = MAX_NODES, fills: Mapping[Any, str] | None = None) -> Drawing:
+def draw(root: Any, max_nodes: int = MAX_NODES, fills: Mapping[Any, str] | None = None,
+         grads: Mapping[Any, Any] | None = None) -> Drawing:
     """The graph behind ``root`` as a Graphviz drawing: one record per value, one node per op.
 
-    ``fills`` maps nodes to a fill colour (the backward stepper marks its nodes so).
+    ``fills`` maps nodes to a fill colour, and ``grads`` to the gradient shown instead of the
+    node's own (the backward stepper shows each step of a walk so, leaving the graph alone).
     """
     if not is_node(root):
         raise TypeError(
@@ -144,13 +146,15 @@ def draw(root: Any, max_nodes: int = MAX_NODES, fills: Mapping[Any, str] | None 
     shown = f"{len(order)} values" if not first else f"the last {max_nodes} of {len(order)} values"
     summary = f"tinyad drawing: the graph of {name}, {shown} and {operations} operations"
 
-    fills = fills or {}
-    tall = _add_graph(graphviz.Digraph(graph_attr={"rankdir": "TB"}, node_attr=NODE_STYLE), order, first, fills)
+    fills, grads = fills or {}, grads or {}
+    tall = _add_graph(graphviz.Digraph(graph_attr={"rankdir": "TB"}, node_attr=NODE_STYLE), order, first,
+                      fills, grads)
     drawing = Drawing(summary, tall, graph_attr={"rankdir": "LR"}, node_attr=NODE_STYLE)
-    return _add_graph(drawing, order, first, fills)
+    return _add_graph(drawing, order, first, fills, grads)
 
 
-def _add_graph(dot: graphviz.Digraph, order: list, first: int, fills: Mapping[Any, str]) -> graphviz.Digraph:
+def _add_graph(dot: graphviz.Digraph, order: list, first: int, fills: Mapping[Any, str],
+               grads: Mapping[Any, Any]) -> graphviz.Digraph:
     """Add the values ``order[first:]``, their ops and edges to ``dot``; return it."""
     if first:
         dot.node("omitted", f"{first} earlier values not drawn; ... marks where they feed in", shape="note")
@@ -159,7 +163,8 @@ def _add_graph(dot: graphviz.Digraph, order: list, first: int, fills: Mapping[An
     for k in range(first, len(order)):
         node = order[k]
         colour = {"style": "filled", "fillcolor": fills[node]} if node in fills else {}
-        dot.node(f"v{k}", _record(node, flipped), shape="record", **colour)
+        grad = grads[node] if node in grads else node.grad
+        dot.node(f"v{k}", _record(node, grad, flipped), shape="record", **colour)
         if not node.parents:
             continue
         op_name = f"v{k}_op"
@@ -177,13 +182,13 @@ def _add_graph(dot: graphviz.Digraph, order: list, first: int, fills: Mapping[An
     return dot
 
 
-def _record(node: Any, flipped: bool) -> str:
+def _record(node: Any, grad: Any, flipped: bool) -> str:
     """A value's record label, ``label | data ... | grad ...`` (label only if it has one).
 
     Graphviz lays a record's fields across the rank direction, and ``{...}`` flips them:
     ``flipped`` (for top to bottom) keeps the fields stacked one above the other there too.
     """
-    fields = [f"data {_show(node.data)}", f"grad {_show(node.grad)}"]
+    fields = [f"data {_show(node.data)}", f"grad {_show(grad)}"]
     label = getattr(node, "label", "")
     if label:
         fields.insert(0, str(label))

@@ -1,6 +1,6 @@
 """The backward walk replayed one node at a time: ``BackwardStepper(root)``, for lesson 02.
 
-Building a stepper runs the engine's own walk (``tinyad.graph.backward``) once and
+Building a stepper runs the engine's own walk (``tinyad.graph.walk``) once and
 keeps a snapshot of every node's grad after each step. ``widget()`` shows it as
 buttons (reset, previous, next), a line saying what the step did, and the graph
 drawn with that step's grads: the node whose turn it is in gold, the nodes already
@@ -94,14 +94,8 @@ class BackwardStepper:
         visited = {self.order[s.position] for s in self.steps[1 : self.position + 1]}
         fills = {node: DONE_COLOUR for node in visited}
         fills[self.node] = CURRENT_COLOUR
-        saved = [node.grad for node in self.order]
-        try:
-            for node, grad in zip(self.order, self.current.grads):
-                node.grad = grad
-            return draw(self.root, max_nodes=self.max_nodes, fills=fills)
-        finally:
-            for node, grad in zip(self.order, saved):
-                node.grad = grad
+        grads = dict(zip(self.order, self.current.grads))
+        return draw(self.root, max_nodes=self.max_nodes, fills=fills, grads=grads)
 
     def widget(self) -> StepperView:
         """Buttons (reset, previous, next), a line saying what happened, and the graph."""
@@ -168,9 +162,11 @@ class BackwardStepper:
 
         try:
             for node in order:
-                node.grad = 0.0
-            graph.backward(self.root, seed=1.0, interior_grad=0.0, after_each=snapshot)
+                node.zero_grad()
+            for node in graph.walk(self.root, 1.0):
+                snapshot(node)
         finally:
-            for node, grad in zip(order, saved):
-                node.grad = grad
+            for node, grad in zip(order, saved):  # put the graph's own gradients back
+                node.zero_grad()
+                node.accumulate(grad)
         return steps
