@@ -125,6 +125,15 @@ def test_a_release_refuses_a_folder_that_is_not_empty_or_inside_the_course(tmp_p
     assert not (build.ROOT / "release-here").exists()
 
 
+def test_the_nbgrader_course_refuses_a_folder_that_is_not_empty_or_inside_the_course(tmp_path, monkeypatch):
+    (tmp_path / "old.txt").write_text("keep me")
+    for target, complaint in [(tmp_path, "is not empty"), (build.ROOT / "nbgrader-here", "inside the course")]:
+        monkeypatch.setattr(sys, "argv", ["build.py", "--nbgrader", str(target)])
+        with pytest.raises(SystemExit, match=complaint):
+            build.main()
+    assert not (build.ROOT / "nbgrader-here").exists() and not (tmp_path / "source").exists()
+
+
 def test_the_release_installs_in_a_clean_environment_and_grades_its_blank_exercises(tmp_path):
     """No solutions and no tests in it; installed into a new virtual environment (system
     packages visible, so nothing downloads), it imports its own tinyad and grades its blanks."""
