@@ -5,7 +5,8 @@ runs there as an instructor runs it (``python -m nbgrader ...`` in the course fo
 test's Python, the notebooks on a ``python3`` kernel of this Python):
 
 - ``generate_assignment`` on every assignment: each released notebook is, cell for cell, the
-  exercise notebook the course makes from the solution, its lesson beside it; each source
+  exercise notebook the course makes from the solution, its lesson beside it (and a student's
+  ``fetch_assignment`` gets both, through ``release_assignment``'s exchange); each source
   notebook's check cells are the solution's own, hidden tests included (a small made-up
   assignment, ``99_demo``, holds hidden tests, a markdown answer and set points);
 - three students' submissions of lesson 02: the solution typed in, the blank release, and the
@@ -131,10 +132,10 @@ def test_an_exercise_worth_no_number_above_zero_is_refused(points):
 # -- the course, through nbgrader ------------------------------------------------------
 
 
-def run_nbgrader(course: Path, *args: str) -> str:
-    """``python -m nbgrader ARGS`` in the course folder, on this test's Python; its output
-    (stdout, then the log), or a failure that shows both."""
-    done = subprocess.run([sys.executable, "-m", "nbgrader", *args], cwd=course, env=course_env(course),
+def run_nbgrader(course: Path, *args: str, cwd: Path | None = None) -> str:
+    """``python -m nbgrader ARGS`` in the course folder (or ``cwd``), on this test's Python; its
+    output (stdout, then the log), or a failure that shows both."""
+    done = subprocess.run([sys.executable, "-m", "nbgrader", *args], cwd=cwd or course, env=course_env(course),
                           capture_output=True, text=True, timeout=900)
     assert done.returncode == 0, f"nbgrader {' '.join(args)} failed:\n{done.stdout}\n{done.stderr}"
     return done.stdout + done.stderr
@@ -191,6 +192,16 @@ def test_every_solution_is_an_assignment_and_its_lesson_goes_out_with_it(course)
         assert [(c.source, c.get("outputs")) for c in released.cells] == [
             (c.source, c.get("outputs")) for c in lesson.cells], f"release/{name}/lesson is not the lesson"
         assert all(c.metadata["editable"] is False and c.metadata["deletable"] is False for c in released.cells)
+
+
+def test_a_student_fetches_the_lesson_with_the_exercises(course):
+    exchange, student = course.parent / "exchange", course.parent / "student"
+    student.mkdir()
+    run_nbgrader(course, "release_assignment", GRADED, f"--Exchange.root={exchange}")
+    run_nbgrader(course, "fetch_assignment", GRADED, f"--Exchange.root={exchange}",
+                 "--CourseDirectory.course_id=tinyad", cwd=student)
+    assert sorted(str(p.relative_to(student)) for p in student.rglob("*.ipynb")) == [
+        f"{GRADED}/{GRADED}.ipynb", f"{GRADED}/lesson/{GRADED}.ipynb"]
 
 
 def test_the_checks_are_the_solutions_own_and_the_release_is_the_exercise(course):
