@@ -126,6 +126,15 @@ def test_a_release_refuses_a_folder_that_is_not_empty_or_inside_the_course(tmp_p
     assert not (build.ROOT / "release-here").exists()
 
 
+def test_the_nbgrader_course_refuses_a_folder_that_is_not_empty_or_inside_the_course(tmp_path, monkeypatch):
+    (tmp_path / "old.txt").write_text("keep me")
+    for target, complaint in [(tmp_path, "is not empty"), (build.ROOT / "nbgrader-here", "inside the course")]:
+        monkeypatch.setattr(sys, "argv", ["build.py", "--nbgrader", str(target)])
+        with pytest.raises(SystemExit, match=complaint):
+            build.main()
+    assert not (build.ROOT / "nbgrader-here").exists() and not (tmp_path / "source").exists()
+
+
 def isolated_venv_with_these_packages(venv: Path) -> None:
     """A new virtual environment that sees the packages of the environment running the tests
     (so nothing downloads) and nothing of the interpreter's own site-packages, whose older or

@@ -20,6 +20,8 @@ Two refusals protect what is stored:
   work; it is not overwritten unless given ``--force``.
 ``python tools/build.py --release DIR`` writes the learners' copy of the course instead
 (``release``): no solutions and no tests of them, exercises made afresh from the solutions.
+``python tools/build.py --nbgrader DIR`` writes the course as an nbgrader course instead
+(``nbgrader_course.write_course``): one assignment per solution notebook, its lesson beside it.
 
 Executed notebooks keep their outputs and only the metadata ``nbtools.normalise``
 keeps (no timings), so an unchanged lesson rebuilds to the same text apart from
@@ -43,6 +45,7 @@ from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError
 import nbformat
 
+import nbgrader_course
 import nbtools
 import textforms
 
@@ -183,14 +186,19 @@ RELEASE_FOLDERS = ["src", "notebooks"]
 TESTPATHS = 'testpaths = ["tests", "notebooks", "solutions"]'
 
 
-def release(target: Path) -> None:
-    """Write the learners' copy of the course into ``target`` (new or empty), as a git repository
-    when git is installed, so ``git checkout -- exercises/NN_name.ipynb`` starts a notebook over."""
+def new_folder(target: Path, what: str) -> None:
+    """Make ``target`` for ``what``, refusing a folder that holds anything or lies inside the course."""
     if target.exists() and any(target.iterdir()):
-        sys.exit(f"build.py: {target} is not empty; give a new folder for the release")
+        sys.exit(f"build.py: {target} is not empty; give a new folder for {what}")
     if target.resolve().is_relative_to(ROOT):
         sys.exit(f"build.py: {target} is inside the course; give a folder outside it")
     target.mkdir(parents=True, exist_ok=True)
+
+
+def release(target: Path) -> None:
+    """Write the learners' copy of the course into ``target`` (new or empty), as a git repository
+    when git is installed, so ``git checkout -- exercises/NN_name.ipynb`` starts a notebook over."""
+    new_folder(target, "the release")
     for name in RELEASE_FILES:
         (target / name).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(ROOT / name, target / name)
@@ -229,9 +237,19 @@ def main() -> None:
         "--release", metavar="DIR", type=Path,
         help="write the learners' copy (no solutions, no tests) into DIR instead of building",
     )
+    parser.add_argument(
+        "--nbgrader", metavar="DIR", type=Path,
+        help="write the course as an nbgrader course (nbgrader_course.py) into DIR instead of building",
+    )
     args = parser.parse_args()
     if args.release:
         release(args.release)
+        return
+    if args.nbgrader:
+        new_folder(args.nbgrader, "the nbgrader course")
+        names = nbgrader_course.write_course(ROOT, args.nbgrader)
+        print(f"wrote the nbgrader course into {args.nbgrader}: {len(names)} assignments, "
+              f"{names[0]} to {names[-1]}; next, from there: nbgrader generate_assignment NN_name")
         return
     missing = missing_references()
     if missing and not args.allow_missing:
