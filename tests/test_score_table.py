@@ -3,7 +3,8 @@
 One row per ``## Exercise N: title`` heading, with exactly ``passed``, ``failed`` (and the
 first line of the check's hint, or the error) or ``not started`` (the blank's
 NotImplementedError). Seen here on a blank, a half-done and a finished copy of lesson 01's
-exercises, graded by a real pytest run in a copy of the course.
+exercises, graded by a real pytest run in a copy of the course, and on a small exercise notebook
+graded from the course's root, from ``exercises/`` and from a folder outside the course.
 """
 
 from __future__ import annotations
@@ -133,3 +134,88 @@ def test_no_table_where_nothing_is_an_exercise(tmp_path):
     lesson = v4.new_notebook(cells=[v4.new_markdown_cell("## Exercise-free"), v4.new_code_cell("1 + 1")])
     out = grade(course_copy(tmp_path, {"99_plain.ipynb": lesson}), "exercises/")
     assert "1 passed" in out and "= score =" not in out
+
+
+# -- one small exercise notebook, graded from three folders -------------------------------------
+
+SMALL = "99_small.ipynb"
+FIRST_HINT, LAST_HINT = "the first check's hint", "the last check's hint"
+
+
+def small_exercise() -> nbformat.NotebookNode:
+    """The generator's notebook from a four-exercise solution, answered as a learner might:
+    exercise 1 right, 2 wrong, 3 not started, and 4 with its first and last check cells failing,
+    each with its own hint (the table must report the first)."""
+    def check(call: str, hint: str) -> str:
+        return f"grading.check_close({call}, 4.0, 'the answer', '{call}', \"{hint}\")"
+
+    def answer(name: str, body: str) -> str:
+        return f"def {name}(x):\n    ### BEGIN SOLUTION\n    {body}\n    ### END SOLUTION"
+
+    cells = [
+        v4.new_code_cell("from tinyad import grading"),
+        v4.new_markdown_cell("## Exercise 1: right"),
+        v4.new_code_cell(answer("one", "return 2 * x")),
+        v4.new_code_cell(check("one(2.0)", "double x")),
+        v4.new_markdown_cell("## Exercise 2: wrong"),
+        v4.new_code_cell(answer("two", "return 2 * x")),
+        v4.new_code_cell(check("two(2.0)", "double x")),
+        v4.new_markdown_cell("## Exercise 3: blank"),
+        v4.new_code_cell(answer("three", "return 2 * x")),
+        v4.new_code_cell(check("three(2.0)", "double x")),
+        v4.new_markdown_cell("## Exercise 4: two failures"),
+        v4.new_code_cell(answer("four", "return 2 * x")),
+        v4.new_code_cell(check("four(2.0)", FIRST_HINT)),
+        v4.new_code_cell("print('a cell between the checks, which passes')"),
+        v4.new_code_cell(check("four(2.0) + 1", LAST_HINT)),
+    ]
+    exercise = nbtools.make_exercise(v4.new_notebook(cells=cells), SMALL)
+    for k, body in [(2, "return 2 * x"), (5, "return x + 1"), (11, "return x")]:
+        exercise.cells[k].source = exercise.cells[k].source.split("    #")[0] + f"    {body}"
+    return exercise
+
+
+SMALL_TABLE = [
+    "  Exercise 1: right         passed",
+    "  Exercise 2: wrong         failed: double x",
+    "  Exercise 3: blank         not started",
+    f"  Exercise 4: two failures  failed: {FIRST_HINT}",
+    "4 exercises: 1 passed, 2 failed, 1 not started",
+]
+
+
+def table_of(out: str) -> list[str]:
+    assert "= score =" in out, out
+    return out[out.index("= score ="):].splitlines()[1:]
+
+
+@pytest.mark.parametrize("where", ["root", "exercises", "elsewhere"])
+def test_the_table_from_the_root_from_exercises_and_from_elsewhere(tmp_path, where):
+    course = course_copy(tmp_path / "course", {SMALL: small_exercise()})
+    notebook = course / "exercises" / SMALL
+    started, argument, shown = {
+        "root": (course, f"exercises/{SMALL}", f"exercises/{SMALL}"),
+        "exercises": (course / "exercises", SMALL, SMALL),
+        "elsewhere": (tmp_path / "elsewhere", str(notebook), f"../course/exercises/{SMALL}"),
+    }[where]
+    started.mkdir(exist_ok=True)
+    out = grade(started, argument)
+    assert "INTERNALERROR" not in out, out
+    assert table_of(out) == [shown, *SMALL_TABLE], out
+
+
+def test_the_table_reports_the_first_failing_cell_of_an_exercise(tmp_path):
+    course = course_copy(tmp_path, {SMALL: small_exercise()})
+    out = grade(course, "exercises/")
+    assert LAST_HINT in out[:out.index("= score =")], "the last check must fail too, above the table"
+    row = next(line for line in table_of(out) if "Exercise 4" in line)
+    assert row.endswith(f"failed: {FIRST_HINT}") and LAST_HINT not in row, out
+
+
+def test_a_notebook_is_named_as_typed_from_where_pytest_started():
+    course = Path("/home/learner/course")
+    notebook = course / "exercises" / "01_value.ipynb"
+    assert score_table.shown_path(notebook, course) == "exercises/01_value.ipynb"
+    assert score_table.shown_path(notebook, course / "exercises") == "01_value.ipynb"
+    assert score_table.shown_path(notebook, course / "notebooks") == "../exercises/01_value.ipynb"
+    assert score_table.shown_path(notebook, Path("/tmp")) == "/home/learner/course/exercises/01_value.ipynb"

@@ -3,6 +3,9 @@
 The repository's ``conftest.py`` loads it (``pytest_plugins``), so it is active from the
 repository root, from ``exercises/`` and in a learner's copy of the course. It only speaks
 when notebooks are graded lax (``--nbval-lax``, the learner's command) and they hold exercises.
+It uses only pytest's documented interface (a hook wrapper, ``item.path``,
+``config.invocation_params``), so it runs alike under every pytest the project allows (8 and 9):
+each notebook is named as the learner would type it from the folder pytest was started in.
 
 An exercise is a level-2 markdown heading ``## Exercise N: title`` and every cell after it
 up to the next level-2 heading. Its row says
@@ -17,8 +20,10 @@ up to the next level-2 heading. Its row says
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -99,25 +104,23 @@ class ScoreTable:
         cell, notebook = getattr(item, "cell", None), getattr(item.parent, "nb", None)
         if cell is None or notebook is None:
             return None
-        name = item.config.cwd_relative_nodeid(item.parent.nodeid)
+        name = shown_path(item.parent.path, item.config.invocation_params.dir)
         if name not in self.notebooks:
             self.notebooks[name] = exercises_of(notebook.cells)
             for exercise in self.notebooks[name]:
                 self.owner.update((id(c), exercise) for c in exercise.cells)
         return self.owner.get(id(cell))
 
-    @pytest.hookimpl(hookwrapper=True)
-    def pytest_runtest_makereport(self, item: Any, call: Any):
-        outcome = yield
-        report = outcome.get_result()
-        if report.when != "call":
-            return
-        exercise = self.exercise(item)
-        if exercise is None:
-            return
-        exercise.ran += 1
-        if report.failed and exercise.failure is None:
-            exercise.failure = _error(item)
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo):
+        """Note the outcome of each exercise cell's run, and pass pytest's report on unchanged."""
+        report = yield
+        exercise = self.exercise(item) if report.when == "call" else None
+        if exercise is not None:
+            exercise.ran += 1
+            if report.failed and exercise.failure is None:
+                exercise.failure = _error(item)
+        return report
 
     def pytest_unconfigure(self, config: pytest.Config) -> None:
         """Print the table last, after pytest's own summary line, so it is what a learner sees."""
@@ -145,6 +148,24 @@ class ScoreTable:
         write(f"{len(rows)} exercises: " + ", ".join(shown))
 
 
+def shown_path(path: Path, start: Path) -> str:
+    """``path`` as a learner would type it in ``start``, the folder pytest was started in.
+
+    Relative to ``start`` (``exercises/01_value.ipynb`` from the repository root,
+    ``01_value.ipynb`` from ``exercises/``, ``../course/exercises/01_value.ipynb`` from a folder
+    beside the course), but absolute when the two share no folder but the root of the file
+    system (started in ``/tmp``) or lie on different drives.
+    """
+    path, start = Path(path), Path(start)
+    try:
+        shared = Path(os.path.commonpath([path, start]))
+    except ValueError:  # different drives: no relative path exists
+        return path.as_posix()
+    if shared == Path(shared.anchor):
+        return path.as_posix()
+    return Path(os.path.relpath(path, start)).as_posix()
+
+
 def _error(item: Any) -> tuple[str, str]:
     """(exception name, message) of the error output nbval recorded for a failed cell."""
     for output in getattr(item, "test_outputs", None) or []:
@@ -155,5 +176,5 @@ def _error(item: Any) -> tuple[str, str]:
 
 def pytest_configure(config: pytest.Config) -> None:
     """Register the table when notebooks are graded lax (the learner's command)."""
-    if getattr(config.option, "nbval_lax", False):
+    if config.getoption("nbval_lax", default=False):
         config.pluginmanager.register(ScoreTable(), "tinyad-score-table")
