@@ -35,7 +35,7 @@ def test_execute_stores_outputs_in_the_notebooks_folder_without_timings(tmp_path
     first, raising, last = nb.cells
     assert first.outputs[0].text == "lesson\n"
     assert raising.outputs[0].output_type == "error" and raising.outputs[0].ename == "ValueError"
-    assert raising.metadata == {}  # the tag used to let it raise is not left behind
+    assert raising.metadata == {"tags": ["raises-exception"]}  # kept, so Run All in JupyterLab goes on
     assert last.outputs[0].data["text/plain"] == "42"
     assert [c.execution_count for c in nb.cells] == [1, 2, 3]
     assert nbtools.dumps(nbtools.normalise(nb)) == path.read_text(encoding="utf-8")
