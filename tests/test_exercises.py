@@ -10,9 +10,9 @@ is followed by a check cell; and for every exercise notebook:
   this instructor check is skipped with a message saying so;
 - made afresh from its solution into a temporary copy of the course and run as a learner
   runs it with the blanks left in (``pytest --nbval-lax exercises/``), every check cell
-  fails, with an AssertionError or a NotImplementedError, and every other cell passes (a
-  NameError or a failing set-up cell means a broken notebook). A learner's answers in
-  ``exercises/`` therefore never turn the test command red.
+  fails, with a check's AssertionError (grading's CheckFailed) or a NotImplementedError, and
+  every other cell passes (a NameError or a failing set-up cell means a broken notebook). A
+  learner's answers in ``exercises/`` therefore never turn the test command red.
 
 A check cell is a code cell that calls ``grading.<helper>(...)`` or is tagged ``check``
 (``nbtools.is_check_cell``).
@@ -38,7 +38,7 @@ LESSONS = sorted(p.name for p in (ROOT / "notebooks").glob("*.ipynb"))
 SOLUTIONS = sorted(p.name for p in (ROOT / "solutions").glob("*.ipynb"))
 EXERCISES = sorted(p.name for p in (ROOT / "exercises").glob("*.ipynb"))
 EXECUTED = sorted((ROOT / "notebooks").glob("*.ipynb")) + sorted((ROOT / "solutions").glob("*.ipynb"))
-LEARNER_FAILURES = {"AssertionError", "NotImplementedError"}
+LEARNER_FAILURES = {"AssertionError", "CheckFailed", "NotImplementedError"}  # CheckFailed: a grading check
 
 
 # -- the generator, on a notebook made here -----------------------------------------
@@ -83,11 +83,24 @@ def test_a_solution_block_becomes_the_stub_at_its_indentation():
         "def double(x):\n"
         '    """Twice x."""\n'
         "    # YOUR CODE HERE\n"
-        "    raise NotImplementedError()\n"
+        "    raise NotImplementedError(\"This exercise is not started: write your answer in place of "
+        "'# YOUR CODE HERE' and this line\")\n"
         "\n"
         "print('defined')"
     )
     assert exercise.cells[2].source == "Why?\n\nYOUR ANSWER HERE"
+
+
+def test_a_blank_names_the_exercise_it_is_in():
+    v4 = nbformat.v4
+    block = "### BEGIN SOLUTION\nx = 1\n### END SOLUTION"
+    nb = v4.new_notebook(cells=[v4.new_markdown_cell("## Exercise 3: first"), v4.new_code_cell(block),
+                                v4.new_markdown_cell("Words.\n\n## Exercise 12: second"),
+                                v4.new_code_cell(f"def f():\n    {block.replace(chr(10), chr(10) + '    ')}")])
+    exercise = nbtools.make_exercise(nb)
+    assert exercise.cells[1].source.splitlines()[1].startswith('raise NotImplementedError("Exercise 3 is not')
+    assert exercise.cells[3].source.splitlines()[2].startswith(
+        '    raise NotImplementedError("Exercise 12 is not started: write your answer in place of')
 
 
 def test_hidden_tests_are_dropped_and_the_rest_kept():
@@ -281,7 +294,7 @@ def test_every_solution_has_blanks_and_check_cells(name):
 
 # Colour codes; junit XML writes the escape character as "#x1B".
 ANSI = re.compile(r"(?:\x1b|#x1B)\[[0-9;]*m")
-EXCEPTION_LINE = re.compile(r"^([A-Za-z_][\w.]*(?:Error|Exception|Interrupt|Exit))(?::|$)", re.M)
+EXCEPTION_LINE = re.compile(r"^([A-Za-z_][\w.]*(?:Error|Exception|Interrupt|Exit|Failed))(?::|$)", re.M)
 
 
 def failure_name(text: str) -> str:
@@ -352,7 +365,7 @@ def test_with_the_blanks_left_in_every_check_fails(name, blank_run):
             )
             assert exception in LEARNER_FAILURES, (
                 f"exercises/{name}: the check cell starting {start!r} fails with {exception}, "
-                f"not with the blank's NotImplementedError or a check's AssertionError"
+                f"not with the blank's NotImplementedError or a check's CheckFailed (an AssertionError)"
             )
         else:
             assert outcome == "passed", (

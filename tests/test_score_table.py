@@ -9,6 +9,7 @@ graded from the course's root, from ``exercises/`` and from a folder outside the
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -47,6 +48,8 @@ def test_exercises_are_the_sections_under_exercise_headings():
         (2, ("NotImplementedError", ""), ("not started", "")),
         (2, ("AssertionError", "the slope\n  tried:    s\n  expected: 1\n  got:      2\n  hint:     use h\nmore"),
          ("failed", "use h")),
+        (2, ("CheckFailed", "the slope\n  tried:    s\n  expected: 1\n  got:      2\n  hint:     use h"),
+         ("failed", "use h")),
         (2, ("AssertionError", "plain assert"), ("failed", "AssertionError: plain assert")),
         (2, ("NameError", "name 'x' is not defined"), ("failed", "NameError: name 'x' is not defined")),
     ],
@@ -58,8 +61,10 @@ def test_an_exercise_is_passed_failed_or_not_started(ran, failure, status):
     assert exercise.status() == status
 
 
-def test_an_exercise_with_some_of_its_blanks_filled_is_in_progress():
-    blank = "    # YOUR CODE HERE\n    raise NotImplementedError()"
+@pytest.mark.parametrize("line", [score_table.blank_line("4"), "raise NotImplementedError()"],
+                         ids=["the course's blank", "nbgrader's blank"])
+def test_an_exercise_with_some_of_its_blanks_filled_is_in_progress(line):
+    blank = f"    # YOUR CODE HERE\n    {line}"
     answer = v4.new_code_cell(f"def f():\n    return 1\n\ndef g():\n{blank}\n\ndef h():\n{blank}",
                               metadata={"tinyad": {"blanks": 3}})
     exercise = score_table.Exercise("Exercise 4: three rules", cells=[answer, v4.new_code_cell("check()")],
@@ -71,13 +76,29 @@ def test_an_exercise_with_some_of_its_blanks_filled_is_in_progress():
     assert exercise.status() == ("not started", "")
 
 
+def test_a_blank_names_its_exercise_and_is_counted_as_a_blank():
+    line = score_table.blank_line("2")
+    assert line == ('raise NotImplementedError("Exercise 2 is not started: write your answer in place of '
+                    "'# YOUR CODE HERE' and this line\")")
+    with pytest.raises(NotImplementedError, match="^Exercise 2 is not started: write your answer"):
+        exec(line)
+    two = f"def f():\n    # YOUR CODE HERE\n    {line}\n\ndef g():\n    # YOUR CODE HERE\n    {line}"
+    assert score_table.blanks_in(two) == 2
+    assert score_table.blanks_in("    raise NotImplementedError()") == 1  # nbgrader's, and older copies'
+    assert score_table.blanks_in("    raise NotImplementedError('my own')\n    # raise NotImplementedError()") == 0
+
+
 def test_exercise_notebooks_record_each_answer_cells_blanks():
     counted = {}
     for path in sorted((ROOT / "exercises").glob("*.ipynb")):
-        for cell in nbtools.read(path).cells:
-            if cell.cell_type == "code" and score_table.BLANK in cell.source:
-                assert cell.metadata["tinyad"]["blanks"] == cell.source.count(score_table.BLANK), path.name
-                counted[path.name] = counted.get(path.name, 0) + cell.source.count(score_table.BLANK)
+        exercises = score_table.exercises_of(nbtools.read(path).cells)
+        for exercise in exercises:
+            for cell in exercise.cells:
+                blanks = score_table.blanks_in(cell.source)
+                if blanks:
+                    assert cell.metadata["tinyad"]["blanks"] == blanks, path.name
+                    assert cell.source.count(score_table.blank_line(exercise.number)) == blanks, path.name
+                    counted[path.name] = counted.get(path.name, 0) + blanks
     assert counted["02_backward.ipynb"] > len(list(score_table.exercises_of(
         nbtools.read(ROOT / "exercises" / "02_backward.ipynb").cells)))  # lesson 02 has a cell of three
 
@@ -90,7 +111,8 @@ def copies_of_lesson_01() -> dict[str, nbformat.NotebookNode]:
     half = nbtools.make_exercise(solution, "01_value.ipynb")
     half.cells[answers[0]].source = solution.cells[answers[0]].source
     half.cells[answers[1]].source = half.cells[answers[1]].source.replace(
-        "# YOUR CODE HERE\n    raise NotImplementedError()", "return (f(x + h) - f(x)) / h")
+        f"# YOUR CODE HERE\n    {score_table.blank_line('2')}", "return (f(x + h) - f(x)) / h")
+    assert half.cells[answers[1]].source != blank.cells[answers[1]].source
     done = nbtools.make_exercise(solution, "01_value.ipynb")
     for k in answers:
         done.cells[k].source = solution.cells[k].source
@@ -202,6 +224,10 @@ def test_the_table_from_the_root_from_exercises_and_from_elsewhere(tmp_path, whe
     out = grade(started, argument)
     assert "INTERNALERROR" not in out, out
     assert table_of(out) == [shown, *SMALL_TABLE], out
+    # Above the table, each failed check shows its message, and nothing of the grading code.
+    plain = re.sub(r"\x1b\[[0-9;]*m", "", out)  # IPython colours the tracebacks it makes
+    assert "CheckFailed: the answer\n  tried:    two(2.0)" in plain and "grading.py" not in plain, out
+    assert "NotImplementedError: Exercise 3 is not started" in plain, out
 
 
 def test_the_table_reports_the_first_failing_cell_of_an_exercise(tmp_path):

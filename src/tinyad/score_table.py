@@ -16,6 +16,11 @@ up to the next level-2 heading. Its row says
   cell records how many blanks it was given, in ``metadata["tinyad"]["blanks"]``);
 - ``failed``: the first cell that failed raised anything else; the row gives the first line
   of the check's hint (for a ``tinyad.grading`` check) or the error's name and message.
+
+A code blank is two lines, defined here once for the exercise maker and the table: nbgrader's
+``# YOUR CODE HERE``, then a ``raise NotImplementedError(...)`` whose message names the exercise
+and says where to write (``blank_line``). The table counts a blank by that second line, and
+also counts nbgrader's bare ``raise NotImplementedError()``.
 """
 
 from __future__ import annotations
@@ -29,11 +34,28 @@ from typing import Any
 import pytest
 
 PASSED, FAILED, IN_PROGRESS, NOT_STARTED = "passed", "failed", "in progress", "not started"
-BLANK = "raise NotImplementedError()"  # the line each code blank ends with
+STUB_COMMENT = "# YOUR CODE HERE"  # the first line of a code blank (nbgrader's)
 BLANKS_KEY = "tinyad"  # an answer cell's metadata: {"blanks": how many code blanks it was given}
 EXERCISE = re.compile(r"^##\s+(Exercise\s+\d+\s*:.*?)\s*$", re.MULTILINE)
 SECTION = re.compile(r"^##\s", re.MULTILINE)
 HINT = re.compile(r"^\s*hint:\s*(.*)$", re.MULTILINE)
+CHECK_FAILURES = ("AssertionError", "CheckFailed")  # tinyad.grading.CheckFailed is an AssertionError
+# A code blank's last line: blank_line's, or nbgrader's bare ``raise NotImplementedError()``.
+BLANK = re.compile(r'^[ \t]*raise NotImplementedError\((?:"[^"\n]* is not started: [^"\n]*")?\)[ \t]*$',
+                   re.MULTILINE)
+
+
+def blank_line(number: str | None = None) -> str:
+    """The line that ends a code blank of exercise ``number``: it raises a NotImplementedError
+    that names the exercise and says where the answer goes."""
+    exercise = f"Exercise {number}" if number else "This exercise"
+    return (f'raise NotImplementedError("{exercise} is not started: write your answer in place of '
+            f"'{STUB_COMMENT}' and this line\")")
+
+
+def blanks_in(source: str) -> int:
+    """How many code blanks ``source`` still holds."""
+    return len(BLANK.findall(source))
 
 
 @dataclass
@@ -44,6 +66,11 @@ class Exercise:
     cells: list = field(default_factory=list)
     ran: int = 0
     failure: tuple[str, str] | None = None  # (exception name, message) of the first failed cell
+
+    @property
+    def number(self) -> str:
+        """The N of ``Exercise N: title``."""
+        return self.heading.split()[1].rstrip(":")
 
     def status(self) -> tuple[str, str]:
         """(word, detail): ``passed``, ``failed`` with the hint's first line, ``in progress`` with
@@ -58,7 +85,7 @@ class Exercise:
             if left:
                 return IN_PROGRESS, f"{given - left} of {given} blanks filled in"
             # No blank is left: the learner's own code raised it, a failure like any other.
-        hint = HINT.search(message) if name == "AssertionError" else None
+        hint = HINT.search(message) if name in CHECK_FAILURES else None
         if hint:
             return FAILED, hint.group(1).strip()
         lines = message.strip().splitlines()
@@ -71,7 +98,7 @@ class Exercise:
             count = cell.metadata.get(BLANKS_KEY, {}).get("blanks", 0)
             if count:
                 given += count
-                left += cell.source.count(BLANK)
+                left += blanks_in(cell.source)
         return given, left
 
 
