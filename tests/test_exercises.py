@@ -20,6 +20,7 @@ A check cell is a code cell that calls ``grading.<helper>(...)`` or is tagged ``
 
 from __future__ import annotations
 
+import ast
 import re
 import subprocess
 import sys
@@ -290,6 +291,61 @@ def test_every_solution_has_blanks_and_check_cells(name):
                 "in the exercise notebook, by a check cell (a code cell calling grading.<helper>(...) "
                 "or tagged check)"
             )
+
+
+# The helpers that call a learner's function and report an error raised in it (what was tried,
+# the error, the learner's line); a check cell calls the learner's functions only through them.
+CALLING_HELPERS = {"call_checked", "call_strictly", "call_without_recursion", "check_finite_differences",
+                   "check_array_gradient"}
+
+
+def learners_functions(nb: nbformat.NotebookNode) -> set[str]:
+    """The names of the top-level functions whose body holds a solution block."""
+    names = set()
+    for cell in nb.cells:
+        if cell.cell_type == "code" and nbtools.has_solution(cell):
+            lines = cell.source.splitlines()
+            for node in ast.parse(cell.source).body:
+                body = lines[node.lineno - 1:node.end_lineno]
+                if isinstance(node, ast.FunctionDef) and any(nbtools.BEGIN_SOLUTION.match(x) for x in body):
+                    names.add(node.name)
+    return names
+
+
+def bare_calls(source: str, names: set[str]) -> list[str]:
+    """Calls of ``names`` in ``source`` made outside every ``grading.<calling helper>(...)``."""
+    tree = ast.parse(source)
+    through_helper = set()
+    for node in ast.walk(tree):
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                and isinstance(node.func.value, ast.Name) and node.func.value.id == "grading"
+                and node.func.attr in CALLING_HELPERS):
+            through_helper.update(id(inner) for inner in ast.walk(node) if inner is not node)
+    return [ast.get_source_segment(source, node) for node in ast.walk(tree)
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in names
+            and id(node) not in through_helper]
+
+
+def test_bare_calls_are_found():
+    source = ("grading.check_close(f(1), 2, 'w', 't', 'h')\n"
+              "got = grading.call_checked(f, 1, what='w', tried='t', hint='h')\n"
+              "grading.check_finite_differences(lambda a: f(a), [x], 'w', 't', 'h')\n"
+              "g(2)")
+    assert bare_calls(source, {"f", "h"}) == ["f(1)"]
+
+
+@pytest.mark.parametrize("name", SOLUTIONS)
+def test_check_cells_call_the_learners_functions_through_grading(name):
+    # An error raised in the learner's function then fails the check with the input tried, the
+    # error and the learner's own line, instead of a traceback.
+    nb = nbtools.read(ROOT / "solutions" / name)
+    names = learners_functions(nb)
+    bare = {first_line(c): calls for c in nb.cells if nbtools.is_check_cell(c)
+            for calls in [bare_calls(c.source, names)] if calls}
+    assert not bare, (
+        f"solutions/{name}: check cells call the learner's functions directly (call them through "
+        f"grading.call_checked or call_strictly): {bare}"
+    )
 
 
 # Colour codes; junit XML writes the escape character as "#x1B".

@@ -297,6 +297,14 @@ def test_call_checked_returns_the_answer_and_reports_an_error():
     assert "got:      IndexError: index 5 is out of bounds" in text
 
 
+def test_call_checked_and_call_strictly_pass_keywords_on():
+    def scaled(x, scale=1.0):
+        return np.exp(x) * scale
+
+    assert grading.call_checked(scaled, 0.0, scale=3.0, what="w", tried="t", hint="h") == 3.0
+    assert grading.call_strictly(scaled, 0.0, scale=2.0, what="w", tried="t", hint="h") == 2.0
+
+
 def test_call_checked_lets_a_blank_through():
     def blank():
         raise NotImplementedError()
@@ -521,7 +529,7 @@ def test_in_a_notebook_an_error_in_the_learners_code_names_the_input_and_their_l
     assert error["traceback"] == [
         "CheckFailed: lse",
         "  tried:    lse(np.ones((2, 3)), axis=1)",
-        "  expected: an answer",
+        "  expected: an answer, with no error",
         "  got:      ValueError: operands could not be broadcast together with shapes (2,3) (2,)",
         "            in your code: Cell In[2], line 3, in lse",
         "                return m + np.log(np.sum(np.exp(x - m), axis=axis))",

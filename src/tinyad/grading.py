@@ -108,6 +108,23 @@ def raised(error: BaseException) -> str:
     return text + (f"\nin your code: {where}" if where else "")
 
 
+def call_checked(fn: Callable[..., Any], *args: Any, what: str, tried: Any, hint: str,
+                 **kwargs: Any) -> Any:
+    """``fn(*args, **kwargs)``; an exception other than a blank's ``NotImplementedError`` (or a
+    check's own failure) fails the check, naming the error and the learner's line that raised it."""
+    __tracebackhide__ = True
+    try:
+        return fn(*args, **kwargs)
+    except (NotImplementedError, CheckFailed):
+        raise
+    except Exception as error:  # noqa: BLE001 - any error in the learner's code is reported
+        finding = raised(error)
+    fail(what, tried, "an answer, with no error", finding, hint)
+
+
+# -- checks --
+
+
 def check(condition: bool, what: str, tried: Any, expected: Any, got: Any, hint: str) -> None:
     """Pass silently if ``condition`` is True, else fail with the four-part message.
 
@@ -256,7 +273,8 @@ def call_without_recursion(fn: Callable[..., Any], *args: Any, what: str, tried:
         sys.setprofile(previous)
     # Fail outside the except block, so the message is not buried under the traceback.
     if error is not None:
-        fail(what, tried, "an answer", raised(error), "the error above is from your own code, at the line shown")
+        fail(what, tried, "an answer, with no error", raised(error), "the error is from your own code, at the "
+             "line shown")
     if recursed is None and deepest <= DEEPEST_CALLS:
         return result
     fail(
@@ -362,24 +380,13 @@ def check_shape(got: Any, expected: Sequence[int], what: str, tried: Any, hint: 
     fail(what, tried, f"shape {expected}", f"shape {shape}" + (f": {why}" if why else ""), hint)
 
 
-def call_checked(fn: Callable[..., Any], *args: Any, what: str, tried: Any, hint: str) -> Any:
-    """``fn(*args)``; an exception other than a blank's ``NotImplementedError`` (or a check's own
-    failure) fails the check, naming the error and the learner's line that raised it."""
-    __tracebackhide__ = True
-    try:
-        return fn(*args)
-    except (NotImplementedError, CheckFailed):
-        raise
-    except Exception as error:  # noqa: BLE001 - any error in the learner's code is reported
-        finding = raised(error)
-    fail(what, tried, "an answer", finding, hint)
-
-
 # -- helpers for lesson 07 --
 
 
-def call_strictly(fn: Callable[..., Any], *args: Any, what: str, tried: str, hint: str) -> Any:
-    """``fn(*args)`` with NumPy's overflow, divide-by-zero and invalid-value warnings as failures.
+def call_strictly(fn: Callable[..., Any], *args: Any, what: str, tried: str, hint: str,
+                  **kwargs: Any) -> Any:
+    """``fn(*args, **kwargs)`` with NumPy's overflow, divide-by-zero and invalid-value warnings as
+    failures.
 
     Runs under ``np.errstate(all="raise", under="ignore")``: a tiny result rounding to 0 is
     correct, anything else NumPy would warn about fails the check, naming what NumPy reported;
@@ -389,14 +396,14 @@ def call_strictly(fn: Callable[..., Any], *args: Any, what: str, tried: str, hin
     try:
         with np.errstate(all="raise", under="ignore"), warnings.catch_warnings():
             warnings.simplefilter("error", RuntimeWarning)
-            return fn(*args)
+            return fn(*args, **kwargs)
     except (NotImplementedError, CheckFailed):
         raise
     except (FloatingPointError, RuntimeWarning) as error:
         expected, reported = "a result with no overflow, division by zero or invalid value", (
             f"NumPy reported {raised(error)}")
     except Exception as error:  # noqa: BLE001 - any error in the learner's code is reported
-        expected, reported = "an answer", raised(error)
+        expected, reported = "an answer, with no error", raised(error)
     fail(what, tried, expected, reported, hint)
 
 
