@@ -61,6 +61,17 @@ def test_an_exercise_is_passed_failed_or_not_started(ran, failure, status):
     assert exercise.status() == status
 
 
+def test_the_table_reads_the_hint_of_a_failed_grading_check():
+    from tinyad import grading
+
+    with pytest.raises(AssertionError) as error:
+        grading.fail("w", "t", "e", "g", "the hint\nits second line")
+    name = type(error.value).__name__  # the ename nbval records
+    assert name in score_table.CHECK_FAILURES
+    assert score_table.Exercise("Exercise 1: x", cells=[], ran=1, failure=(name, str(error.value))).status() == (
+        "failed", "the hint")
+
+
 @pytest.mark.parametrize("line", [score_table.blank_line("4"), "raise NotImplementedError()"],
                          ids=["the course's blank", "nbgrader's blank"])
 def test_an_exercise_with_some_of_its_blanks_filled_is_in_progress(line):
