@@ -44,6 +44,7 @@ from jupyter_client.manager import KernelManager
 from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError
 import nbformat
+from tinyad.score_table import blanks_in
 
 import nbgrader_course
 import nbtools
@@ -147,9 +148,8 @@ def learner_work(exercise: Path, fresh: nbformat.NotebookNode) -> str | None:
     ran = [k for k, c in enumerate(current.cells) if c.cell_type == "code" and (c.outputs or c.execution_count)]
     if ran:
         return f"cells {ran} have been run"
-    stub = nbtools.CODE_STUB[-1]
-    blanks = sum(c.source.count(stub) for c in current.cells if c.cell_type == "code")
-    expected = sum(c.source.count(stub) for c in fresh.cells if c.cell_type == "code")
+    blanks = sum(blanks_in(c.source) for c in current.cells if c.cell_type == "code")
+    expected = sum(blanks_in(c.source) for c in fresh.cells if c.cell_type == "code")
     if blanks < expected:
         return f"{expected - blanks} of its {expected} blanks are filled in"
     return None

@@ -1,14 +1,26 @@
 """Helpers that the exercise check cells call.
 
-A failed check raises ``AssertionError`` with a message in four parts: what was
-tried, what was expected, what came back, and a hint. A learner reading it
-should know what to look at next without reading this file.
+A failed check raises ``CheckFailed``, an ``AssertionError`` with a message in four parts:
+what was tried, what was expected, what came back, and a hint. A learner reading it should
+know what to look at next without reading this file, so this file stays out of sight:
+
+- in a notebook, a ``CheckFailed`` shows as its message alone (IPython asks an exception for
+  its own lines through ``_render_traceback_``), never as a traceback through these helpers;
+- every helper sets ``__tracebackhide__ = True``, which pytest and IPython read to leave its
+  frame out of a traceback (a blank's ``NotImplementedError`` that a helper lets through);
+- an error raised inside the learner's code, when a helper calls it (``call_checked``,
+  ``call_strictly``, ...), fails the check with the input tried, the error, and the learner's
+  own line that raised it (``learner_line``).
 """
 
 from __future__ import annotations
 
+import site
 import sys
+import sysconfig
+import traceback
 import warnings
+from pathlib import Path
 from typing import Any, Callable, Sequence
 
 import numpy as np
@@ -16,16 +28,101 @@ import numpy as np
 from tinyad.gradcheck import gradcheck, numeric_gradient
 from tinyad.graph import is_node, topo_sort
 
+INDENT = " " * 12  # where the text of each part of a message starts: "  expected: ..."
+
+
+class CheckFailed(AssertionError):
+    """A failed check. Its message says what was tried, expected and got, and gives a hint;
+    a notebook shows that message and nothing else (no traceback through the grading code)."""
+
+    def _render_traceback_(self) -> list[str]:
+        """The lines IPython shows for this error in place of a traceback."""
+        return f"{type(self).__name__}: {self}".splitlines()
+
 
 def fail(what: str, tried: Any, expected: Any, got: Any, hint: str) -> None:
-    """Raise the course's AssertionError: what was checked, the input, both answers, a hint."""
-    raise AssertionError(
-        f"{what}\n"
-        f"  tried:    {tried}\n"
-        f"  expected: {expected}\n"
-        f"  got:      {got}\n"
-        f"  hint:     {hint}"
-    )
+    """Raise the course's CheckFailed: what was checked, the input, both answers, a hint.
+
+    A part that runs over several lines has its later lines indented under its first.
+    """
+    __tracebackhide__ = True
+    parts = [("tried", tried), ("expected", expected), ("got", got), ("hint", hint)]
+    lines = [str(what)]
+    for label, text in parts:
+        first, *rest = [line.rstrip() for line in str(text).splitlines()] or [""]
+        lines.append(f"  {label + ':':<10}{first}")
+        lines.extend(INDENT + line if line else "" for line in rest)
+    raise CheckFailed("\n".join(lines))
+
+
+# -- errors raised in the learner's code --
+
+# Code that is not the learner's: tinyad itself, Python's library and the installed packages.
+NOT_LEARNERS = {Path(__file__).resolve().parent} | {
+    Path(folder).resolve()
+    for folder in [*(sysconfig.get_paths()[key] for key in ("stdlib", "platstdlib", "purelib", "platlib")),
+                   *site.getsitepackages(), site.getusersitepackages()]
+}
+
+
+def _is_learners(filename: str) -> bool:
+    """Whether code from ``filename`` is the learner's: a notebook cell or a file of their own,
+    not tinyad, nor Python's library or an installed package."""
+    if filename.startswith("<frozen"):
+        return False
+    if filename.startswith("<"):  # code made by exec, as a test runs a cell
+        return True
+    path = Path(filename).resolve()
+    return not any(path.is_relative_to(folder) for folder in NOT_LEARNERS)
+
+
+def _place(filename: str) -> str:
+    """How a traceback names ``filename``: ``Cell In[4]`` for a notebook cell, else the path."""
+    ipython = sys.modules.get("IPython")  # imported by the kernel when there is one
+    shell = ipython.get_ipython() if ipython is not None else None
+    if shell is not None and hasattr(shell.compile, "format_code_name"):  # IPython 8 and later
+        name = shell.compile.format_code_name(filename)
+        if name:
+            return " ".join(name)
+    return filename
+
+
+def learner_line(error: BaseException) -> str:
+    """Where ``error`` was raised in the learner's code: the deepest frame of its traceback in
+    the learner's code, as ``Cell In[4], line 3, in lse`` and, below, that line's source.
+    Empty when no frame of the traceback is the learner's."""
+    frames = [f for f in traceback.extract_tb(error.__traceback__) if _is_learners(f.filename)]
+    if not frames:
+        return ""
+    frame = frames[-1]
+    source = (frame.line or "").strip()  # from linecache, which IPython fills with each cell
+    where = f"{_place(frame.filename)}, line {frame.lineno}, in {frame.name}"
+    return where + (f"\n    {source}" if source else "")
+
+
+def raised(error: BaseException) -> str:
+    """An error of the learner's code as a check reports it: ``ValueError: ...``, then the line."""
+    name = type(error).__name__
+    text = f"{name}: {error}" if str(error) else name
+    where = learner_line(error)
+    return text + (f"\nin your code: {where}" if where else "")
+
+
+def call_checked(fn: Callable[..., Any], *args: Any, what: str, tried: Any, hint: str,
+                 **kwargs: Any) -> Any:
+    """``fn(*args, **kwargs)``; an exception other than a blank's ``NotImplementedError`` (or a
+    check's own failure) fails the check, naming the error and the learner's line that raised it."""
+    __tracebackhide__ = True
+    try:
+        return fn(*args, **kwargs)
+    except (NotImplementedError, CheckFailed):
+        raise
+    except Exception as error:  # noqa: BLE001 - any error in the learner's code is reported
+        finding = raised(error)
+    fail(what, tried, "an answer, with no error", finding, hint)
+
+
+# -- checks --
 
 
 def check(condition: bool, what: str, tried: Any, expected: Any, got: Any, hint: str) -> None:
@@ -34,6 +131,7 @@ def check(condition: bool, what: str, tried: Any, expected: Any, got: Any, hint:
     ``condition`` must be a bool (NumPy's included): a number such as ``nan`` is refused with a
     ``TypeError``, since whether it counts as true is not what a check means to ask.
     """
+    __tracebackhide__ = True
     if not isinstance(condition, (bool, np.bool_)):
         raise TypeError(
             f"grading.check needs a bool condition, got {condition!r} (of type "
@@ -50,6 +148,7 @@ def _is_number(x: Any) -> bool:
 def check_close(got: Any, expected: Any, what: str, tried: Any, hint: str,
                 atol: float = 1e-9, rtol: float = 1e-7) -> None:
     """``got`` equals ``expected`` (a number or an array) to within ``atol + rtol * |expected|``."""
+    __tracebackhide__ = True
     node = _first_node(got)
     if node is not None:
         fail(what, tried, expected, f"{node!r} (of type {type(node).__name__})", "return a plain "
@@ -107,6 +206,7 @@ def check_topo_order(order: Any, root: Any, hint: str) -> None:
 
     Any order with these properties passes, not only the one the engine makes.
     """
+    __tracebackhide__ = True
     what = "a topological order of the graph"
     tried = f"the graph behind {root!r}"
     check(
@@ -147,6 +247,7 @@ DEEPEST_CALLS = 200  # nested Python calls an answer may make; a recursion on a 
 def call_without_recursion(fn: Callable[..., Any], *args: Any, what: str, tried: str) -> Any:
     """``fn(*args)``, failing the check if it recursed: a ``RecursionError``, or more than
     ``DEEPEST_CALLS`` nested Python calls (a recursion that raised Python's limit itself)."""
+    __tracebackhide__ = True
     depth = deepest = 0
 
     def count(frame: Any, event: str, arg: Any) -> None:
@@ -159,14 +260,21 @@ def call_without_recursion(fn: Callable[..., Any], *args: Any, what: str, tried:
 
     previous = sys.getprofile()
     sys.setprofile(count)
+    recursed = error = None
     try:
         result = fn(*args)
-        recursed = None
     except RecursionError:
         recursed = "RecursionError: maximum recursion depth exceeded"
+    except NotImplementedError:  # a blank: the score table says "not started"
+        raise
+    except Exception as caught:  # noqa: BLE001 - any other error in the learner's code is reported
+        error = caught
     finally:
         sys.setprofile(previous)
     # Fail outside the except block, so the message is not buried under the traceback.
+    if error is not None:
+        fail(what, tried, "an answer, with no error", raised(error), "the error is from your own code, at the "
+             "line shown")
     if recursed is None and deepest <= DEEPEST_CALLS:
         return result
     fail(
@@ -187,6 +295,7 @@ def check_finite_differences(
     """``gradcheck(f, *inputs)`` passes: backward's gradients are numbers that match finite
     differences. ``tinyad.gradcheck`` computes them and fails a ``nan`` or a wrong shape; the
     scalar engine itself refuses a gradient that is nan or beyond a float."""
+    __tracebackhide__ = True
     try:
         gradcheck(f, *inputs)
         finding = None
@@ -195,7 +304,7 @@ def check_finite_differences(
     except AssertionError as error:  # gradcheck's own finding: it names the input and index
         finding = str(error)
     except Exception as error:  # noqa: BLE001 - an error in the learner's rule is reported
-        finding = f"{type(error).__name__}: {error}"
+        finding = raised(error)
     if finding is not None:  # failed outside the except block: no traceback within a traceback
         fail(what, tried, "backward's gradients equal to the finite-difference slopes", finding, hint)
 
@@ -237,6 +346,7 @@ def check_shape(got: Any, expected: Sequence[int], what: str, tried: Any, hint: 
     When ``expected`` broadcasts to the shape that came back, the message names the axes
     that were not summed: "got (3, 4): the stretched axis 1 was not summed".
     """
+    __tracebackhide__ = True
     expected = tuple(expected)
     if got is None:
         fail(what, tried, f"shape {expected}", "None", hint)
@@ -270,34 +380,31 @@ def check_shape(got: Any, expected: Sequence[int], what: str, tried: Any, hint: 
     fail(what, tried, f"shape {expected}", f"shape {shape}" + (f": {why}" if why else ""), hint)
 
 
-def call_checked(fn: Callable[..., Any], *args: Any, what: str, tried: Any, hint: str) -> Any:
-    """``fn(*args)``; an exception other than ``NotImplementedError`` fails the check, naming it."""
-    try:
-        return fn(*args)
-    except NotImplementedError:
-        raise
-    except Exception as error:  # noqa: BLE001 - any error in the learner's code is reported
-        finding = f"{type(error).__name__}: {error}"
-    fail(what, tried, "an answer", finding, hint)
-
-
 # -- helpers for lesson 07 --
 
 
-def call_strictly(fn: Callable[..., Any], *args: Any, what: str, tried: str, hint: str) -> Any:
-    """``fn(*args)`` with NumPy's overflow, divide-by-zero and invalid-value warnings as failures.
+def call_strictly(fn: Callable[..., Any], *args: Any, what: str, tried: str, hint: str,
+                  **kwargs: Any) -> Any:
+    """``fn(*args, **kwargs)`` with NumPy's overflow, divide-by-zero and invalid-value warnings as
+    failures.
 
     Runs under ``np.errstate(all="raise", under="ignore")``: a tiny result rounding to 0 is
-    correct, anything else NumPy would warn about fails the check, naming what NumPy reported.
+    correct, anything else NumPy would warn about fails the check, naming what NumPy reported;
+    any other error (but a blank's) fails it as in ``call_checked``. Each names the learner's line.
     """
+    __tracebackhide__ = True
     try:
         with np.errstate(all="raise", under="ignore"), warnings.catch_warnings():
             warnings.simplefilter("error", RuntimeWarning)
-            return fn(*args)
+            return fn(*args, **kwargs)
+    except (NotImplementedError, CheckFailed):
+        raise
     except (FloatingPointError, RuntimeWarning) as error:
-        reported = f"{type(error).__name__}: {error}"
-    fail(what, tried, "a result with no overflow, division by zero or invalid value",
-         f"NumPy reported {reported}", hint)
+        expected, reported = "a result with no overflow, division by zero or invalid value", (
+            f"NumPy reported {raised(error)}")
+    except Exception as error:  # noqa: BLE001 - any error in the learner's code is reported
+        expected, reported = "an answer, with no error", raised(error)
+    fail(what, tried, expected, reported, hint)
 
 
 def check_array_gradient(f: Callable[[np.ndarray], Any], x: Any, grad: Any, what: str, tried: str,
@@ -306,8 +413,9 @@ def check_array_gradient(f: Callable[[np.ndarray], Any], x: Any, grad: Any, what
 
     The differences are taken in float64 (``f`` is called on float64 copies of ``x``).
     """
+    __tracebackhide__ = True
     point = np.array(x, dtype=np.float64)
-    numeric = numeric_gradient(f, point, eps)
+    numeric = call_checked(numeric_gradient, f, point, eps, what=what, tried=tried, hint=hint)
     got = _real_array(grad)
     if got is None:
         fail(what, tried, f"an array of shape {point.shape}", f"{grad!r} (of type {type(grad).__name__})",
