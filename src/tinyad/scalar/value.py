@@ -21,8 +21,9 @@ constant leaf. (The ops call ``node`` rather than the class because a graph has 
 thousands of nodes, and calling a function costs CPython half what calling a class does:
 benchmarks/README.md.)
 
-Contents: ``+ * **`` and unary ``-`` (``-`` and ``/`` are built from them), ``tanh exp log relu sigmoid sin cos``, each
-with its ``*_backward`` rule; ``detach``; ``backward``.
+Contents: the operators ``+ * **`` and unary ``-`` (``-`` and ``/`` are built from them), then the
+functions (``tanh``, ``exp`` and the others), each op followed by its ``*_backward`` rule;
+``detach``; ``backward``.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Elementwise functions: ``neg``, ``exp``, ``log``, ``tanh``, ``relu``, ``sigmoid``, ``sin``, ``cos``.
+"""Elementwise functions, such as ``neg``, ``exp`` and ``tanh``.
 
 Each maps every entry on its own, so its backward multiplies the output's gradient
 entry by entry with the local derivative: the rules of lesson 01, applied to a

@@ -1,4 +1,4 @@
-"""Reductions: ``sum``, ``mean`` and ``max`` over some axes or all of them.
+"""Reductions, such as ``sum``, ``mean`` and ``max``, over some axes or all of them.
 
 A reduction maps many numbers to one, so its backward goes the other way: the
 output's gradient is spread back over the axes that were reduced. ``sum`` gives
@@ -8,8 +8,8 @@ maximum, the gradient is split evenly among them (as ``torch.amax`` does), so th
 total is preserved and the rule does not depend on the order of the entries.
 
 Each op is one block, the forward function then its rule; ``axes`` and
-``unreduce``, the two helpers they share, come first. ``t.sum()``, ``t.mean()`` and
-``t.max()`` call these functions.
+``unreduce``, the two helpers they share, come first. The Tensor methods of the same
+names call these functions.
 """
 
 from __future__ import annotations

@@ -13,9 +13,10 @@ the scalar engine's three beats:
 
 The ops live in modules named for their kind, each op's forward and backward side
 by side: ``binary.py`` (``+ - * / ** @``, with broadcasting), ``elementwise.py``
-(``neg exp log tanh relu sigmoid sin cos``), ``reductions.py`` (``sum mean max``),
-``shapes.py`` (``reshape transpose`` and indexing) and ``functional.py`` (softmax,
-losses and layers as single fused nodes). The methods below call them.
+(each entry on its own, such as ``exp`` and ``tanh``), ``reductions.py`` (over axes, such
+as ``sum`` and ``max``), ``shapes.py`` (moving entries, such as ``reshape`` and indexing)
+and ``functional.py`` (softmax, losses and layers as single fused nodes). The methods
+below call them.
 
 ``Tensor(...)`` is the one constructor: a learner's call makes a leaf; an op passes
 the keyword-only ``parents``, ``op``, ``backward_rule`` and ``saved`` (what the rule
