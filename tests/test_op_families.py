@@ -161,7 +161,7 @@ def backward_rules_in_src() -> dict[str, str]:
             prefix = f"{top.name}." if isinstance(top, ast.ClassDef) else ""
             for node in inside:
                 if isinstance(node, ast.FunctionDef) and node.name.endswith("_backward"):
-                    rules[f"{module}.{prefix}{node.name}"] = f"{path.relative_to(src.parent)}:{node.lineno}"
+                    rules[f"{module}.{prefix}{node.name}"] = f"{path.relative_to(src.parent.parent)}:{node.lineno}"
     return rules
 
 
