@@ -110,6 +110,7 @@ ELEMENTWISE = Family(
         "tanh": Op(lambda x: x.tanh(), lambda t: t.tanh(), on_values=True),
         "relu": Op(lambda x: x.relu(), lambda t: t.relu(), ("nonzero",), on_values=True),
         "sigmoid": Op(lambda x: x.sigmoid(), lambda t: t.sigmoid(), on_values=True),
+        "softplus": Op(lambda x: x.softplus(), lambda t: torch.nn.functional.softplus(t), on_values=True),
         "sin": Op(lambda x: x.sin(), lambda t: t.sin(), on_values=True),
         "cos": Op(lambda x: x.cos(), lambda t: t.cos(), on_values=True),
         "square": Op(lambda x: x**2, lambda t: t**2, on_values=True),

@@ -195,6 +195,20 @@ def test_sigmoid_is_stable_at_both_ends():
     assert Value(-30.0).sigmoid().data == pytest.approx(math.exp(-30) / (1 + math.exp(-30)), rel=1e-15)
 
 
+def test_softplus_is_finite_and_exact_at_both_ends():
+    # log(1 + e**x) is x + e**-x for large x and e**x for very negative x (to float precision),
+    # 0 once e**x is below the smallest float; its slope is sigmoid(x).
+    cases = [(1000.0, 1000.0, 1.0), (30.0, 30.0 + math.exp(-30.0), 1 / (1 + math.exp(-30.0))),
+             (0.0, math.log(2.0), 0.5), (-40.0, math.exp(-40.0), math.exp(-40.0)),
+             (-700.0, math.exp(-700.0), math.exp(-700.0)), (-1000.0, 0.0, 0.0)]
+    for x, value, slope in cases:
+        v = Value(x)
+        y = v.softplus()
+        y.backward()
+        assert y.data == pytest.approx(value, rel=1e-15, abs=0.0), x
+        assert v.grad == pytest.approx(slope, rel=1e-15, abs=0.0), x
+
+
 def test_unsupported_operand_is_a_type_error():
     with pytest.raises(TypeError):
         Value(1.0) + "2"

@@ -190,6 +190,23 @@ def test_empty_selections_and_reductions_over_non_empty_axes():
     assert np.array_equal(y.grad, np.zeros(4))
 
 
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_softplus_is_finite_and_exact_at_both_ends(dtype):
+    # log(1 + e**x) is x + e**-x for large x and e**x for very negative x (0 once that is
+    # below what the float type holds): no overflow, no warning, no precision lost.
+    x = np.array([-1000.0, -80.0, -40.0, 0.0, 30.0, 1000.0])
+    exact = np.array([0.0, np.exp(-80.0), np.exp(-40.0), np.log(2.0), 30.0 + np.exp(-30.0), 1000.0])
+    slope = np.array([0.0, np.exp(-80.0), np.exp(-40.0), 0.5, 1 / (1 + np.exp(-30.0)), 1.0])
+    with np.errstate(all="raise", under="ignore"):
+        t = Tensor(x, requires_grad=True, dtype=dtype)
+        y = t.softplus()
+        y.backward(np.ones(6))
+    assert y.dtype == t.grad.dtype == np.dtype(dtype)
+    rtol = 4 * np.finfo(dtype).eps
+    np.testing.assert_allclose(y.data, exact, rtol=rtol, atol=0)
+    np.testing.assert_allclose(t.grad, slope, rtol=rtol, atol=0)
+
+
 # -- ** with tensors on either side --------------------------------------------------
 
 

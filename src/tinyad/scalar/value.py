@@ -199,6 +199,17 @@ class Value:
         (a,) = out.parents
         a.grad += out.data * (1.0 - out.data) * out.grad  # d sigmoid(a)/da = s (1 - s)
 
+    def softplus(self) -> Value:
+        """``log(1 + e**x)``, as ``max(x, 0) + log1p(e**-|x|)``: exp never sees a positive number."""
+        x = self.data
+        return node(max(x, 0.0) + math.log1p(math.exp(-abs(x))), parents=(self,), op="softplus",
+                    backward_rule=Value.softplus_backward)
+
+    @staticmethod
+    def softplus_backward(out: Value) -> None:
+        (a,) = out.parents
+        a.grad += sigmoid(a.data) * out.grad  # d softplus(a)/da = sigmoid(a)
+
     def sin(self) -> Value:
         return node(math.sin(self.data), parents=(self,), op="sin",
                     backward_rule=Value.sin_backward)

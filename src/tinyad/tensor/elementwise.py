@@ -97,6 +97,17 @@ def sigmoid_backward(out: Tensor) -> None:
     accumulate(out.parents[0], out.grad * (y * (1 - y)))  # d sigmoid / dx = y (1 - y)
 
 
+def softplus(x: Tensor) -> Tensor:
+    """``log(1 + e ** x)`` elementwise, as ``max(x, 0) + log1p(e ** -|x|)``: exp never sees x > 0."""
+    data = np.maximum(x.data, 0) + np.log1p(np.exp(-np.abs(x.data)))
+    return Tensor(data, parents=(x,), op="softplus", backward_rule=softplus_backward)
+
+
+def softplus_backward(out: Tensor) -> None:
+    x = out.parents[0]
+    accumulate(x, out.grad * stable_sigmoid(x.data))  # d softplus(x) / dx = sigmoid(x)
+
+
 def sin(x: Tensor) -> Tensor:
     return Tensor(np.sin(x.data), parents=(x,), op="sin", backward_rule=sin_backward)
 

@@ -254,6 +254,10 @@ class Tensor:
         """``1 / (1 + e ** -x)`` elementwise, in a form that never overflows."""
         return elementwise.sigmoid(self)
 
+    def softplus(self) -> Tensor:
+        """``log(1 + e ** x)`` elementwise, in a form that never overflows."""
+        return elementwise.softplus(self)
+
     def sin(self) -> Tensor:
         """``sin(x)`` elementwise."""
         return elementwise.sin(self)
