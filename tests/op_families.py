@@ -177,6 +177,9 @@ REDUCTIONS = Family(
         "max": Op(lambda x, axis, keepdims: x.max(axis=axis, keepdims=keepdims),
                   lambda t, axis, keepdims: torch.amax(t, dim=_all_axes(axis, t), keepdim=keepdims),
                   ("distinct",)),
+        "min": Op(lambda x, axis, keepdims: x.min(axis=axis, keepdims=keepdims),
+                  lambda t, axis, keepdims: torch.amin(t, dim=_all_axes(axis, t), keepdim=keepdims),
+                  ("distinct",)),
     },
 )
 

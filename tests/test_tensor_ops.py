@@ -44,21 +44,29 @@ def test_python_numbers_and_int_arrays_keep_float32():
         assert out.dtype == np.float32
 
 
-def test_max_splits_the_gradient_evenly_among_ties():
-    x = Tensor([[1.0, 3.0, 3.0], [2.0, 2.0, 2.0]], requires_grad=True)
-    x.max(axis=1).backward(np.array([1.0, 3.0]))
+# min is max of the negated entries: the same ties, the same shares.
+EXTREMA = {"max": 1.0, "min": -1.0}
+
+
+@pytest.mark.parametrize("name", EXTREMA)
+def test_max_and_min_split_the_gradient_evenly_among_ties(name):
+    sign = EXTREMA[name]
+    x = Tensor(sign * np.array([[1.0, 3.0, 3.0], [2.0, 2.0, 2.0]]), requires_grad=True)
+    getattr(x, name)(axis=1).backward(np.array([1.0, 3.0]))
     np.testing.assert_allclose(x.grad, [[0.0, 0.5, 0.5], [1.0, 1.0, 1.0]])
-    y = Tensor([4.0, 1.0, 4.0, 4.0], requires_grad=True)
-    y.max().backward()
+    y = Tensor(sign * np.array([4.0, 1.0, 4.0, 4.0]), requires_grad=True)
+    getattr(y, name)().backward()
     np.testing.assert_allclose(y.grad, [1 / 3, 0.0, 1 / 3, 1 / 3])
 
 
 @needs_torch
-def test_max_ties_like_torch_amax():
-    x = Tensor([[1.0, 3.0, 3.0], [2.0, 2.0, 2.0]], requires_grad=True)
-    x.max(axis=1).backward(np.array([1.0, 3.0]))
-    reference = torch.tensor([[1.0, 3.0, 3.0], [2.0, 2.0, 2.0]], requires_grad=True)
-    torch.amax(reference, dim=1).backward(torch.tensor([1.0, 3.0]))
+@pytest.mark.parametrize("name", EXTREMA)
+def test_max_and_min_ties_like_torch_amax_and_amin(name):
+    data = EXTREMA[name] * np.array([[1.0, 3.0, 3.0], [2.0, 2.0, 2.0]])
+    x = Tensor(data, requires_grad=True)
+    getattr(x, name)(axis=1).backward(np.array([1.0, 3.0]))
+    reference = torch.tensor(data, requires_grad=True)
+    getattr(torch, f"a{name}")(reference, dim=1).backward(torch.tensor([1.0, 3.0], dtype=torch.float64))
     np.testing.assert_allclose(x.grad, reference.grad.numpy())
 
 
@@ -180,9 +188,11 @@ def test_empty_selections_and_reductions_over_non_empty_axes():
     assert m.shape == (0,)
     m.sum().backward()
     assert x.grad.shape == (0, 3)
-    for reduce in (lambda: x.max(axis=0), lambda: x.max(), lambda: x.mean(axis=0)):
+    for reduce in (lambda: x.max(axis=0), lambda: x.max(), lambda: x.mean(axis=0), lambda: x.min()):
         with pytest.raises(ValueError, match=r"over an empty axis of a tensor of shape \(0, 3\)"):
             reduce()
+    with pytest.raises(ValueError, match="min over an empty axis .* the minimum of nothing"):
+        x.min(axis=0)
     y = Tensor(np.arange(4.0), requires_grad=True)
     picked = y[[]]
     assert picked.shape == (0,)

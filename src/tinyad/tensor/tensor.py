@@ -280,6 +280,10 @@ class Tensor:
         """The maximum over ``axis``; tied entries share the gradient evenly."""
         return reductions.max(self, axis, keepdims)
 
+    def min(self, axis: int | tuple[int, ...] | None = None, keepdims: bool = False) -> Tensor:
+        """The minimum over ``axis``; tied entries share the gradient evenly."""
+        return reductions.min(self, axis, keepdims)
+
     def reshape(self, *shape: Any) -> Tensor:
         """The same numbers in a new shape: ``t.reshape(2, 3)`` or ``t.reshape((2, 3))``."""
         return shapes.reshape(self, *shape)
