@@ -21,8 +21,9 @@ constant leaf. (The ops call ``node`` rather than the class because a graph has 
 thousands of nodes, and calling a function costs CPython half what calling a class does:
 benchmarks/README.md.)
 
-Contents: ``+ * **`` and unary ``-`` (``-`` and ``/`` are built from them), ``tanh exp log relu sigmoid sin cos``, each
-with its ``*_backward`` rule; ``detach``; ``backward``.
+Contents: the operators ``+ * **`` and unary ``-`` (``-`` and ``/`` are built from them), then the
+functions (``tanh``, ``exp`` and the others), each op followed by its ``*_backward`` rule;
+``detach``; ``backward``.
 """
 
 from __future__ import annotations
@@ -219,6 +220,17 @@ class Value:
     def sigmoid_backward(out: Value) -> None:
         (a,) = out.parents
         a.grad += out.data * (1.0 - out.data) * out.grad  # d sigmoid(a)/da = s (1 - s)
+
+    def softplus(self) -> Value:
+        """``log(1 + e**x)``, as ``max(x, 0) + log1p(e**-|x|)``: exp never sees a positive number."""
+        x = self.data
+        return node(max(x, 0.0) + math.log1p(math.exp(-abs(x))), parents=(self,), op="softplus",
+                    backward_rule=Value.softplus_backward)
+
+    @staticmethod
+    def softplus_backward(out: Value) -> None:
+        (a,) = out.parents
+        a.grad += sigmoid(a.data) * out.grad  # d softplus(a)/da = sigmoid(a)
 
     def sin(self) -> Value:
         return node(math.sin(self.data), parents=(self,), op="sin",

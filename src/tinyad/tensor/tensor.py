@@ -13,9 +13,10 @@ the scalar engine's three beats:
 
 The ops live in modules named for their kind, each op's forward and backward side
 by side: ``binary.py`` (``+ - * / ** @``, with broadcasting), ``elementwise.py``
-(``neg exp log tanh relu sigmoid sin cos``), ``reductions.py`` (``sum mean max``),
-``shapes.py`` (``reshape transpose`` and indexing) and ``functional.py`` (softmax,
-losses and layers as single fused nodes). The methods below call them.
+(each entry on its own, such as ``exp`` and ``tanh``), ``reductions.py`` (over axes, such
+as ``sum`` and ``max``), ``shapes.py`` (moving entries, such as ``reshape`` and indexing)
+and ``functional.py`` (softmax, losses and layers as single fused nodes). The methods
+below call them.
 
 ``Tensor(...)`` is the one constructor: a learner's call makes a leaf; an op passes
 the keyword-only ``parents``, ``op``, ``backward_rule`` and ``saved`` (what the rule
@@ -255,6 +256,10 @@ class Tensor:
         """``1 / (1 + e ** -x)`` elementwise, in a form that never overflows."""
         return elementwise.sigmoid(self)
 
+    def softplus(self) -> Tensor:
+        """``log(1 + e ** x)`` elementwise, in a form that never overflows."""
+        return elementwise.softplus(self)
+
     def sin(self) -> Tensor:
         """``sin(x)`` elementwise."""
         return elementwise.sin(self)
@@ -276,6 +281,10 @@ class Tensor:
     def max(self, axis: int | tuple[int, ...] | None = None, keepdims: bool = False) -> Tensor:
         """The maximum over ``axis``; tied entries share the gradient evenly."""
         return reductions.max(self, axis, keepdims)
+
+    def min(self, axis: int | tuple[int, ...] | None = None, keepdims: bool = False) -> Tensor:
+        """The minimum over ``axis``; tied entries share the gradient evenly."""
+        return reductions.min(self, axis, keepdims)
 
     def reshape(self, *shape: Any) -> Tensor:
         """The same numbers in a new shape: ``t.reshape(2, 3)`` or ``t.reshape((2, 3))``."""
