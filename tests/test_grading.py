@@ -1,4 +1,4 @@
-"""tinyad.grading: every helper fails on a wrong sign, a wrong shape and a nan, and passes a right answer.
+"""tinyad.course.grading: every helper fails on a wrong sign, a wrong shape and a nan, and passes a right answer.
 
 A check that cannot fail is a defect, so each helper is given the wrong answers a learner
 is likely to write (the gradient with its sign flipped, an answer of the wrong shape, a nan)
@@ -16,7 +16,8 @@ import nbformat
 import numpy as np
 import pytest
 
-from tinyad import Tensor, Value, grading
+from tinyad import Tensor, Value
+from tinyad.course import grading
 
 HINT = "the hint"
 

@@ -39,7 +39,7 @@ from nbgrader.api import Gradebook  # noqa: E402
 from test_exercise_mutants import table, with_answer  # noqa: E402
 from test_exercises import ROOT, SOLUTIONS, nbtools  # noqa: E402
 import nbgrader_course  # noqa: E402  (tools/, on the path test_exercises gives)
-from tinyad.score_table import exercises_of  # noqa: E402
+from tinyad.course.score_table import exercises_of  # noqa: E402
 
 GRADED = "02_backward"  # the assignment autograded: four exercises, given code inside two of them
 WRONG = (3, "= for the first parent")  # the wrong answer: the a + a bug

@@ -1,4 +1,4 @@
-"""tinyad.score_table: the table that ends ``pytest --nbval-lax exercises/``.
+"""tinyad.course.score_table: the table that ends ``pytest --nbval-lax exercises/``.
 
 One row per ``## Exercise N: title`` heading, with exactly ``passed``, ``failed`` (and the
 first line of the check's hint, or the error) or ``not started`` (the blank's
@@ -62,7 +62,7 @@ def test_an_exercise_is_passed_failed_or_not_started(ran, failure, status):
 
 
 def test_the_table_reads_the_hint_of_a_failed_grading_check():
-    from tinyad import grading
+    from tinyad.course import grading
 
     with pytest.raises(AssertionError) as error:
         grading.fail("w", "t", "e", "g", "the hint\nits second line")

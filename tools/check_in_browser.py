@@ -50,8 +50,8 @@ from pathlib import Path
 from typing import Any, Callable, Iterator
 
 import nbtools  # beside this script: the exercise generator and what a check cell is
-from tinyad.viz.drawing import INSTALL_HINT  # what a drawing says where dot is missing
-from tinyad.viz.stepper import STORED_TEXT  # what a stepper shows before its cell runs
+from tinyad.course.viz.drawing import INSTALL_HINT  # what a drawing says where dot is missing
+from tinyad.course.viz.stepper import STORED_TEXT  # what a stepper shows before its cell runs
 
 ROOT = Path(__file__).resolve().parent.parent
 LESSONS = sorted(p.stem for p in (ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))

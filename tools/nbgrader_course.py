@@ -46,7 +46,7 @@ from pathlib import Path
 from nbformat import NotebookNode
 
 import nbtools
-from tinyad.score_table import BLANKS_KEY, EXERCISE, SECTION
+from tinyad.course.score_table import BLANKS_KEY, EXERCISE, SECTION
 
 COURSE_KEY = BLANKS_KEY  # the course's own cell metadata, {"blanks": ..., "points": ...}
 POINTS = "points"

@@ -30,7 +30,7 @@ from pathlib import Path
 import nbformat
 from nbformat import NotebookNode
 
-from tinyad.score_table import BLANKS_KEY, STUB_COMMENT, blank_line, exercises_of  # what the table reads
+from tinyad.course.score_table import BLANKS_KEY, STUB_COMMENT, blank_line, exercises_of  # what the table reads
 
 BEGIN_SOLUTION = re.compile(r"^\s*#+\s*BEGIN SOLUTION\s*$")
 END_SOLUTION = re.compile(r"^\s*#+\s*END SOLUTION\s*$")

@@ -25,7 +25,7 @@ from typing import Any, Iterable
 
 import numpy as np
 
-from tinyad.checks import check_setting
+from tinyad.validation import check_setting
 from tinyad.graph import is_node
 
 

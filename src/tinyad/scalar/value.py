@@ -34,7 +34,7 @@ from math import isfinite
 from typing import Callable, Union
 
 from tinyad import graph
-from tinyad.checks import as_real, too_large_for_float
+from tinyad.validation import as_real, too_large_for_float
 
 Number = Union[int, float]
 Rule = Callable[["Value"], None]

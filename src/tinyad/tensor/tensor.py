@@ -55,7 +55,7 @@ from typing import Any, Callable, Iterator, NoReturn, Sequence, Union
 import numpy as np
 
 from tinyad import graph
-from tinyad.checks import as_real
+from tinyad.validation import as_real
 from tinyad.tensor import grad_mode
 
 FLOAT_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
