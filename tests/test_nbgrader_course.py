@@ -211,7 +211,10 @@ def test_the_checks_are_the_solutions_own_and_the_release_is_the_exercise(course
         graded = [c.source for c in source.cells if c.metadata["nbgrader"]["grade"]]
         assert graded == [c.source for c in solution.cells if nbtools.is_check_cell(c)], name
         exercise = nbtools.make_exercise(solution, f"{name}.ipynb")
-        assert [c.source for c in released.cells] == [c.source for c in exercise.cells], (
+        # The same cells, but nbgrader's one stub for every blank cannot name the exercise.
+        unnamed = [re.sub(r"Exercise \d+ is not started", "This exercise is not started", c.source)
+                   for c in exercise.cells]
+        assert [c.source for c in released.cells] == unnamed, (
             f"release/{name} differs from the exercise notebook the course makes from its solution")
         # Only the answers are editable: the autograder puts back every other cell as the source has it.
         for cell, given in zip(released.cells, solution.cells):

@@ -102,21 +102,31 @@ class Exercise:
         return given, left
 
 
-def exercises_of(cells: list) -> list[Exercise]:
-    """The exercises of a notebook's cells, each with the code cells of its section."""
-    found: list[Exercise] = []
+def exercise_headings(cells: list) -> list[tuple[int, str] | None]:
+    """For each cell, the exercise it is in, as (the index of its ``## Exercise N: title``
+    cell, ``Exercise N: title``), or None outside the exercises. An exercise runs from its
+    heading to the next level-2 heading."""
+    found: list[tuple[int, str] | None] = []
     current = None
-    for cell in cells:
+    for k, cell in enumerate(cells):
         if cell.cell_type == "markdown" and SECTION.search(cell.source):
             for line in cell.source.splitlines():
                 if SECTION.match(line):
                     heading = EXERCISE.match(line)
-                    current = Exercise(re.sub(r"\s+", " ", heading.group(1))) if heading else None
-                    if current:
-                        found.append(current)
-        elif cell.cell_type == "code" and current is not None:
-            current.cells.append(cell)
+                    current = (k, re.sub(r"\s+", " ", heading.group(1))) if heading else None
+        found.append(current)
     return found
+
+
+def exercises_of(cells: list) -> list[Exercise]:
+    """The exercises of a notebook's cells, each with the code cells of its section."""
+    found: dict[int, Exercise] = {}
+    for cell, section in zip(cells, exercise_headings(cells)):
+        if section is not None:
+            exercise = found.setdefault(section[0], Exercise(section[1]))
+            if cell.cell_type == "code":
+                exercise.cells.append(cell)
+    return list(found.values())
 
 
 class ScoreTable:
