@@ -39,7 +39,7 @@ LESSONS = sorted(p.name for p in (ROOT / "notebooks").glob("*.ipynb"))
 SOLUTIONS = sorted(p.name for p in (ROOT / "solutions").glob("*.ipynb"))
 EXERCISES = sorted(p.name for p in (ROOT / "exercises").glob("*.ipynb"))
 EXECUTED = sorted((ROOT / "notebooks").glob("*.ipynb")) + sorted((ROOT / "solutions").glob("*.ipynb"))
-LEARNER_FAILURES = {"AssertionError", "CheckFailed", "NotImplementedError"}  # CheckFailed: a grading check
+LEARNER_FAILURES = {"AssertionError", "CheckFailed", "NotImplementedError", "NotStarted"}  # CheckFailed: a grading check
 
 
 # -- the generator, on a notebook made here -----------------------------------------

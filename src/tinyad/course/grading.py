@@ -40,6 +40,22 @@ class CheckFailed(AssertionError):
         return f"{type(self).__name__}: {self}".splitlines()
 
 
+class NotStarted(NotImplementedError):
+    """A blank still in place: a notebook shows only its message (which exercise, where to
+    write), not the traceback through the check that called it."""
+
+    def _render_traceback_(self) -> list[str]:
+        """The lines IPython shows for this error in place of a traceback."""
+        return f"{type(self).__name__}: {self}".splitlines()
+
+
+def not_started(error: NotImplementedError) -> NotStarted:
+    """A blank's NotImplementedError as the short error a check lets through."""
+    if isinstance(error, NotStarted):
+        return error
+    return NotStarted(str(error) or "this exercise is not started: a blank is still in place")
+
+
 def fail(what: str, tried: Any, expected: Any, got: Any, hint: str) -> None:
     """Raise the course's CheckFailed: what was checked, the input, both answers, a hint.
 
@@ -115,7 +131,9 @@ def call_checked(fn: Callable[..., Any], *args: Any, what: str, tried: Any, hint
     __tracebackhide__ = True
     try:
         return fn(*args, **kwargs)
-    except (NotImplementedError, CheckFailed):
+    except NotImplementedError as blank:  # the score table says "not started"
+        raise not_started(blank) from None
+    except CheckFailed:
         raise
     except Exception as error:  # noqa: BLE001 - any error in the learner's code is reported
         finding = raised(error)
@@ -265,8 +283,8 @@ def call_without_recursion(fn: Callable[..., Any], *args: Any, what: str, tried:
         result = fn(*args)
     except RecursionError:
         recursed = "RecursionError: maximum recursion depth exceeded"
-    except NotImplementedError:  # a blank: the score table says "not started"
-        raise
+    except NotImplementedError as blank:  # the score table says "not started"
+        raise not_started(blank) from None
     except Exception as caught:  # noqa: BLE001 - any other error in the learner's code is reported
         error = caught
     finally:
@@ -299,8 +317,8 @@ def check_finite_differences(
     try:
         gradcheck(f, *inputs)
         finding = None
-    except NotImplementedError:  # a blank: the score table says "not started"
-        raise
+    except NotImplementedError as blank:  # the score table says "not started"
+        raise not_started(blank) from None
     except AssertionError as error:  # gradcheck's own finding: it names the input and index
         finding = str(error)
     except Exception as error:  # noqa: BLE001 - an error in the learner's rule is reported
@@ -397,7 +415,9 @@ def call_strictly(fn: Callable[..., Any], *args: Any, what: str, tried: str, hin
         with np.errstate(all="raise", under="ignore"), warnings.catch_warnings():
             warnings.simplefilter("error", RuntimeWarning)
             return fn(*args, **kwargs)
-    except (NotImplementedError, CheckFailed):
+    except NotImplementedError as blank:  # the score table says "not started"
+        raise not_started(blank) from None
+    except CheckFailed:
         raise
     except (FloatingPointError, RuntimeWarning) as error:
         expected, reported = "a result with no overflow, division by zero or invalid value", (

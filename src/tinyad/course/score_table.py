@@ -39,6 +39,7 @@ BLANKS_KEY = "tinyad"  # an answer cell's metadata: {"blanks": how many code bla
 EXERCISE = re.compile(r"^##\s+(Exercise\s+\d+\s*:.*?)\s*$", re.MULTILINE)
 SECTION = re.compile(r"^##\s", re.MULTILINE)
 HINT = re.compile(r"^\s*hint:\s*(.*)$", re.MULTILINE)
+BLANK_ERRORS = ("NotImplementedError", "NotStarted")  # grading.NotStarted is a NotImplementedError
 CHECK_FAILURES = ("AssertionError", "CheckFailed")  # tinyad.course.grading.CheckFailed is an AssertionError
 # A code blank's last line: blank_line's, or nbgrader's bare ``raise NotImplementedError()``.
 BLANK = re.compile(r'^[ \t]*raise NotImplementedError\((?:"[^"\n]* is not started: [^"\n]*")?\)[ \t]*$',
@@ -78,7 +79,7 @@ class Exercise:
         if self.failure is None:
             return (PASSED, "") if self.ran == len(self.cells) else (NOT_STARTED, "")
         name, message = self.failure
-        if name == "NotImplementedError":
+        if name in BLANK_ERRORS:
             given, left = self.blanks()
             if left == given:  # every blank still there (or a notebook that did not count them)
                 return NOT_STARTED, ""
