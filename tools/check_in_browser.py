@@ -475,9 +475,11 @@ def check_without_dot(browser: Any, lab: Lab, path: Path, shots: Path, timeout: 
 
 
 def is_error(output: dict) -> bool:
-    """An error output: JupyterLab shows it on stderr, a traceback or ``SomeError: ...``."""
+    """An error output: JupyterLab shows it on stderr, a traceback or ``SomeError: ...``, or
+    the course's own errors, which show their message alone (``CheckFailed: ...``, ``NotStarted: ...``)."""
     return output["mime"] == "application/vnd.jupyter.stderr" and bool(
-        "Traceback" in output["text"] or re.search(r"^\w*(Error|Exception)\b", output["text"], re.M)
+        "Traceback" in output["text"]
+        or re.search(r"^\w*(Error|Exception)\b|^(CheckFailed|NotStarted): ", output["text"], re.M)
     )
 
 
