@@ -350,7 +350,7 @@ def test_check_cells_call_the_learners_functions_through_grading(name):
 
 # Colour codes; junit XML writes the escape character as "#x1B".
 ANSI = re.compile(r"(?:\x1b|#x1B)\[[0-9;]*m")
-EXCEPTION_LINE = re.compile(r"^([A-Za-z_][\w.]*(?:Error|Exception|Interrupt|Exit|Failed))(?::|$)", re.M)
+EXCEPTION_LINE = re.compile(r"^([A-Za-z_][\w.]*(?:Error|Exception|Interrupt|Exit|Failed)|(?:[\w.]*\.)?NotStarted)(?::|$)", re.M)
 
 
 def failure_name(text: str) -> str:
