@@ -188,7 +188,6 @@ def test_exercise_is_generated_from_its_solution(name):
 
 def test_a_learners_work_in_exercises_is_skipped_and_a_stale_blank_fails(tmp_path):
     solution = ROOT / "solutions" / SOLUTIONS[0]
-    fresh = nbtools.make_exercise(nbtools.read(solution), solution.name)
     exercise = tmp_path / solution.name
     filled = nbtools.read(solution)  # every blank filled in with the answer
     for cell in filled.cells:
