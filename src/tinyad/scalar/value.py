@@ -263,7 +263,7 @@ class Value:
         calls, as in PyTorch, until something clears them. That holds for a leaf
         calling backward on itself too: its own gradient, 1, is added.
         """
-        leaves = [node for node in graph.walk(self, 1.0) if not node.parents]
+        leaves = [node for node in graph.walk(self, 1.0) if node.backward_rule is None]
         check_finite(leaves)
 
 
