@@ -9,7 +9,6 @@ import pytest
 
 from tinyad import Tensor, Value, gradcheck
 from tinyad.gradcheck import central_difference
-from tinyad.scalar.value import node
 
 
 def test_a_right_gradient_passes_for_both_engines():
@@ -68,7 +67,7 @@ def test_a_nan_value_never_passes():
 
 def test_the_scalar_engine_names_a_nan_gradient():
     def f(a):
-        return node(a.data * 2.0, parents=(a,), op="*2", backward_rule=_nan_rule)
+        return Value(a.data * 2.0, parents=(a,), op="*2", backward_rule=_nan_rule)
 
     with pytest.raises(ArithmeticError, match="is not a number"):
         gradcheck(f, Value(1.0))
@@ -195,7 +194,7 @@ def test_a_rule_wrong_only_for_the_second_input_is_caught_and_names_that_input()
         b.accumulate(out.grad * b.data)
 
     def value_product(a, b):
-        return node(a.data * b.data, parents=(a, b), op="*", backward_rule=value_rule)
+        return Value(a.data * b.data, parents=(a, b), op="*", backward_rule=value_rule)
 
     def tensor_product(a, b):
         return Tensor(a.data * b.data, parents=(a, b), op="*", backward_rule=tensor_rule).sum()

@@ -4,22 +4,19 @@ Every operation has the same three beats, and its local backward rule sits right
 below it:
 
 1. compute the forward number;
-2. make the output node: ``node(number, parents=..., op=..., backward_rule=...)``;
+2. make the output node: ``Value(number, parents=..., op=..., backward_rule=...)``;
 3. the rule, ``rule(out)``, adds ``out.grad`` times the local derivative into each
    parent's ``grad``. It runs later, when ``backward()`` walks the graph.
 
 Nothing is computed backward until ``backward()`` runs: the forward pass only
 records the graph. The walk itself lives in ``tinyad.graph``.
 
-``node(...)`` is the one constructor: every Value, leaf or output, is made there and
-nowhere else sets its fields. A learner's ``Value(2.0)`` calls it for a leaf, after
-checking that it got a finite real number. An op passes the ``parents``, ``op``,
-``backward_rule`` (and ``saved``, what the rule needs beyond the parents), and ``node``
-checks that the result is still a float (an overflow is an error that names the
-operation, never a silent inf). A plain number on either side of an operator becomes a
-constant leaf. (The ops call ``node`` rather than the class because a graph has tens of
-thousands of nodes, and calling a function costs CPython half what calling a class does:
-benchmarks/README.md.)
+``Value.__init__`` is the one constructor: every Value, leaf or output, is made there and
+nowhere else sets its fields. A learner's ``Value(2.0)`` is a leaf, and its number is
+checked (a finite real number). An op passes the ``parents``, ``op``, ``backward_rule``
+(and ``saved``, what the rule needs beyond the parents), and the constructor checks that
+the result is still finite (an overflow is an error that names the operation, never a
+silent inf). A plain number on either side of an operator becomes a constant leaf.
 
 Contents: the operators ``+ * **`` and unary ``-`` (``-`` and ``/`` are built from them), then the
 functions (``tanh``, ``exp`` and the others), each op followed by its ``*_backward`` rule;
@@ -45,32 +42,36 @@ EXP_LIMIT = math.log(1.7976931348623157e308)  # about 709.78: exp of more is bey
 class Value:
     """A number with a gradient, its parents and the rule that feeds them.
 
-    Made by ``node`` (``Value(2.0)`` for a leaf). ``parents`` is the tuple of the one or two
-    values this one was computed from. A node stores them in two slots and builds the
-    tuple when asked: a stored tuple
-    would be a second object per node for Python's garbage collector to look at,
-    and on graphs of many thousands of nodes that collector is where the time goes
-    (benchmarks/README.md measures it). Nothing else depends on this.
+    ``Value(2.0)`` or ``Value(2.0, "x")`` is a leaf; an op makes its output with the
+    ``parents`` it was computed from (one or two values), its ``op`` and its rule.
     """
 
-    # No per-node __dict__: a node is these eight slots and nothing more.
-    __slots__ = ("data", "grad", "_first", "_second", "op", "label", "backward_rule", "saved")
+    # No per-node __dict__: a node is these seven slots and nothing more.
+    __slots__ = ("data", "grad", "parents", "op", "label", "backward_rule", "saved")
     # NumPy defers to Value's reflected operators, so ``array + v`` is refused by name
     # instead of becoming an array of Values.
     __array_ufunc__ = None
 
-    def __new__(cls, data: Number, label: str = "") -> Value:
-        """A leaf: ``Value(2.0)``, or ``Value(2.0, "x")`` with a label. See ``node``."""
-        return node(as_float(data), label=label)
-
-    @property
-    def parents(self) -> tuple[Value, ...]:
-        """The values this one was computed from, in operand order (``()`` for a leaf)."""
-        if self._first is None:
-            return ()
-        if self._second is None:
-            return (self._first,)
-        return (self._first, self._second)
+    def __init__(
+        self,
+        data: Number,
+        label: str = "",
+        parents: tuple[Value, ...] = (),
+        op: str = "",
+        backward_rule: Rule | None = None,
+        saved: object = None,
+    ) -> None:
+        if not parents:
+            data = as_float(data)  # a leaf: a finite real number, or a clear error
+        elif not isfinite(data):
+            raise overflow_error(op, parents)  # an op's result beyond a float
+        self.data = data
+        self.grad = 0.0
+        self.parents = parents
+        self.op = op
+        self.label = label
+        self.backward_rule = backward_rule
+        self.saved = saved
 
     # -- what the walk asks of a node (tinyad.graph.Node) ------------------------
 
@@ -101,7 +102,7 @@ class Value:
 
     def __add__(self, other: Value | Number) -> Value:
         other = other if isinstance(other, Value) else Value(other)
-        return node(self.data + other.data, parents=(self, other), op="+",
+        return Value(self.data + other.data, parents=(self, other), op="+",
                     backward_rule=Value.add_backward)
 
     @staticmethod
@@ -112,7 +113,7 @@ class Value:
 
     def __mul__(self, other: Value | Number) -> Value:
         other = other if isinstance(other, Value) else Value(other)
-        return node(self.data * other.data, parents=(self, other), op="*",
+        return Value(self.data * other.data, parents=(self, other), op="*",
                     backward_rule=Value.mul_backward)
 
     @staticmethod
@@ -124,7 +125,7 @@ class Value:
     def __pow__(self, exponent: Number) -> Value:
         """``self ** n`` for a constant number ``n``."""
         n = check_exponent(self.data, exponent)
-        return node(power(self.data, n), parents=(self,), op=f"**{n}",
+        return Value(power(self.data, n), parents=(self,), op=f"**{n}",
                     backward_rule=Value.pow_backward, saved=n)
 
     @staticmethod
@@ -134,7 +135,7 @@ class Value:
         a.grad += power_slope(a.data, n) * out.grad  # d(a ** n)/da = n * a ** (n - 1)
 
     def __neg__(self) -> Value:
-        return node(-self.data, parents=(self,), op="neg", backward_rule=Value.neg_backward)
+        return Value(-self.data, parents=(self,), op="neg", backward_rule=Value.neg_backward)
 
     @staticmethod
     def neg_backward(out: Value) -> None:
@@ -169,7 +170,7 @@ class Value:
     # -- functions --------------------------------------------------------------
 
     def tanh(self) -> Value:
-        return node(math.tanh(self.data), parents=(self,), op="tanh",
+        return Value(math.tanh(self.data), parents=(self,), op="tanh",
                     backward_rule=Value.tanh_backward)
 
     @staticmethod
@@ -183,7 +184,7 @@ class Value:
                 f"exp({self.data}) overflows a float (exp of more than about 709.78 does)"
                 + (f" at the node labelled {self.label!r}" if self.label else "")
             )
-        return node(math.exp(self.data), parents=(self,), op="exp",
+        return Value(math.exp(self.data), parents=(self,), op="exp",
                     backward_rule=Value.exp_backward)
 
     @staticmethod
@@ -194,7 +195,7 @@ class Value:
     def log(self) -> Value:
         if self.data <= 0.0:
             raise ValueError(f"log({self.data}): log needs a positive number")
-        return node(math.log(self.data), parents=(self,), op="log",
+        return Value(math.log(self.data), parents=(self,), op="log",
                     backward_rule=Value.log_backward)
 
     @staticmethod
@@ -203,7 +204,7 @@ class Value:
         a.grad += out.grad / a.data  # d log(a)/da = 1 / a
 
     def relu(self) -> Value:
-        return node(self.data if self.data > 0.0 else 0.0, parents=(self,), op="relu",
+        return Value(self.data if self.data > 0.0 else 0.0, parents=(self,), op="relu",
                     backward_rule=Value.relu_backward)
 
     @staticmethod
@@ -213,7 +214,7 @@ class Value:
             a.grad += out.grad
 
     def sigmoid(self) -> Value:
-        return node(sigmoid(self.data), parents=(self,), op="sigmoid",
+        return Value(sigmoid(self.data), parents=(self,), op="sigmoid",
                     backward_rule=Value.sigmoid_backward)
 
     @staticmethod
@@ -224,7 +225,7 @@ class Value:
     def softplus(self) -> Value:
         """``log(1 + e**x)``, as ``max(x, 0) + log1p(e**-|x|)``: exp never sees a positive number."""
         x = self.data
-        return node(max(x, 0.0) + math.log1p(math.exp(-abs(x))), parents=(self,), op="softplus",
+        return Value(max(x, 0.0) + math.log1p(math.exp(-abs(x))), parents=(self,), op="softplus",
                     backward_rule=Value.softplus_backward)
 
     @staticmethod
@@ -233,7 +234,7 @@ class Value:
         a.grad += sigmoid(a.data) * out.grad  # d softplus(a)/da = sigmoid(a)
 
     def sin(self) -> Value:
-        return node(math.sin(self.data), parents=(self,), op="sin",
+        return Value(math.sin(self.data), parents=(self,), op="sin",
                     backward_rule=Value.sin_backward)
 
     @staticmethod
@@ -242,7 +243,7 @@ class Value:
         a.grad += math.cos(a.data) * out.grad
 
     def cos(self) -> Value:
-        return node(math.cos(self.data), parents=(self,), op="cos",
+        return Value(math.cos(self.data), parents=(self,), op="cos",
                     backward_rule=Value.cos_backward)
 
     @staticmethod
@@ -270,34 +271,14 @@ class Value:
 # -- what the ops need, out of their way ------------------------------------------------
 
 
-def node(
-    data: float,
-    parents: tuple[Value, ...] = (),
-    op: str = "",
-    backward_rule: Rule | None = None,
-    saved: object = None,
-    label: str = "",
-) -> Value:
-    """The one constructor of a ``Value``: its number, parents, op and rule, nothing else."""
-    if parents and not isfinite(data):
-        raise overflow_error(op, parents)
-    out = object.__new__(Value)
-    out.data = data
-    out.grad = 0.0
-    out._first = parents[0] if parents else None
-    out._second = parents[1] if len(parents) == 2 else None
-    out.op = op
-    out.label = label
-    out.backward_rule = backward_rule
-    out.saved = saved
-    return out
-
+# ``node(...)`` is the name lessons and older code use for the constructor.
+node = Value
 
 
 def as_float(data: object) -> float:
     """A real number (any ``numbers.Real``, or a size-1 array) as a finite float, or a clear error.
 
-    ``Tensor`` takes its entries the same way (``checks.as_real``).
+    ``Tensor`` takes its entries the same way (``validation.as_real``).
     """
     if isinstance(data, (float, int)):  # the common case first: it is on every constant's path
         try:
