@@ -6,7 +6,7 @@ it relative to the working folder. So a learner grading from another folder
 FileNotFoundError. Here a relative path that does not exist from the working folder is
 taken from the repository root instead.
 
-It also loads ``tinyad.score_table``, the plugin that ends ``pytest --nbval-lax exercises/``
+It also loads ``tinyad.course.score_table``, the plugin that ends ``pytest --nbval-lax exercises/``
 with a table of the exercises: passed, failed (with the check's hint) or not started.
 """
 
@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-pytest_plugins = ["tinyad.score_table"]
+pytest_plugins = ["tinyad.course.score_table"]
 
 
 def pytest_configure(config: pytest.Config) -> None:

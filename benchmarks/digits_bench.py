@@ -38,7 +38,7 @@ import numpy as np  # noqa: E402
 
 from machine import cpu_model  # noqa: E402  (benchmarks/machine.py, beside this script)
 from tinyad import Tensor, no_grad  # noqa: E402
-from tinyad.data import digits  # noqa: E402
+from tinyad.course.data import digits  # noqa: E402
 from tinyad.optim import Adam  # noqa: E402
 from tinyad.tensor.functional import cross_entropy  # noqa: E402
 from tinyad.tensor.nn import MLP  # noqa: E402

@@ -1,18 +1,16 @@
 """The array engine on other array libraries than NumPy (tinyad.tensor.backend).
 
-Every op, forward and backward, runs on the arrays of ``array_api_strict`` (which refuses
-anything outside the Python array API standard, so passing on it shows the engine asks for
-nothing more) and of PyTorch on the CPU, and must give NumPy's numbers to 1e-12 in float64,
-with the output and every gradient still arrays of that library. Then networks, optimisers,
-gradcheck and the errors on those arrays; what mixing two libraries (or devices) in one op
-says; and the helpers for what the standard does not have.
+Every op, forward and backward, runs on array_api_strict and on PyTorch's CPU tensors in
+tests/test_op_families.py, against NumPy's numbers. Here: numbers and dtypes meeting those
+arrays, reading them, the errors, what mixing two libraries (or devices) in one op says;
+networks, optimisers, gradcheck and checkpoint on them; and the helpers for what the
+standard does not have.
 """
 
 from __future__ import annotations
 
 import warnings
-import zlib
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 import pytest
@@ -20,167 +18,21 @@ import pytest
 from tinyad import Tensor, checkpoint, gradcheck, no_grad
 from tinyad.optim import SGD, Adam
 from tinyad.tensor import backend, functional as F, nn
+from array_libraries import (  # tests/array_libraries.py
+    LIBRARIES, TOLERANCE, array_api_strict, kind, namespace, needs_strict, needs_torch_tensors, to,
+    torch_namespace,
+)
 
-try:
-    import array_api_strict
-except ImportError:  # the test extra installs it
-    array_api_strict = None
 try:
     import torch
 except ImportError:  # PyTorch is optional
     torch = None
 
-if torch is not None:
-    import array_api_compat.torch as torch_xp
-
-needs_strict = pytest.mark.skipif(
-    array_api_strict is None,
-    reason="array_api_strict is not installed (pip install array-api-strict, in the test extra)",
-)
-needs_torch = pytest.mark.skipif(torch is None, reason="PyTorch is not installed (the torch extra)")
-LIBRARIES = [
-    pytest.param("array_api_strict", marks=needs_strict),
-    pytest.param("torch", marks=needs_torch),
-]
-TOLERANCE = dict(rtol=1e-12, atol=1e-12)
-
 
 @pytest.fixture(params=LIBRARIES)
 def xp(request: pytest.FixtureRequest) -> Any:
-    """The namespace of the library under test (array_api_compat's wrapper for PyTorch)."""
-    return array_api_strict if request.param == "array_api_strict" else torch_xp
-
-
-def to(xp: Any, array: Any) -> Any:
-    """A NumPy array (or an index, labels) as an array of ``xp`` on the CPU."""
-    return xp.asarray(np.asarray(array))
-
-
-def kind(xp: Any) -> type:
-    """The array type of a library."""
-    return type(xp.asarray(0.0))
-
-
-# -- the op table: every op and every backward rule --------------------------------------------
-
-
-def _block(t: Tensor) -> Tensor:
-    return (t * t).tanh() * 2
-
-
-# Each row: the function of Tensors, the inputs' shapes, where they come from ("any",
-# "positive", "nonzero", "unit": a probability), and keyword arguments.
-OPS: dict[str, tuple[Callable[..., Tensor], list[tuple[int, ...]], tuple[str, ...], dict[str, Any]]] = {
-    "neg": (lambda x: -x, [(2, 3)], (), {}),
-    "exp": (lambda x: x.exp(), [(2, 3)], (), {}),
-    "log": (lambda x: x.log(), [(2, 3)], ("positive",), {}),
-    "tanh": (lambda x: x.tanh(), [(2, 3)], (), {}),
-    "relu": (lambda x: x.relu(), [(2, 3)], ("nonzero",), {}),
-    "sigmoid": (lambda x: x.sigmoid(), [(2, 3)], (), {}),
-    "sin": (lambda x: x.sin(), [(2, 3)], (), {}),
-    "cos": (lambda x: x.cos(), [(2, 3)], (), {}),
-    "0-d tanh": (lambda x: x.tanh(), [()], (), {}),
-    "numbers": (lambda x: (1 - 2 * x) / 4 + 1.5 - x / 3, [(2, 3)], (), {}),
-    "number over": (lambda x: 1 / x, [(2, 3)], ("nonzero",), {}),
-    "square": (lambda x: x**2, [(2, 3)], (), {}),
-    "sqrt": (lambda x: x**0.5, [(2, 3)], ("positive",), {}),
-    "number power": (lambda x: 2**x, [(2, 3)], (), {}),
-    "pow": (lambda a, b: a**b, [(2, 3), (3,)], ("positive", "any"), {}),
-    "add stretched": (lambda a, b: a + b, [(3, 1), (1, 4)], (), {}),
-    "sub leading axis": (lambda a, b: a - b, [(4,), (2, 3, 4)], (), {}),
-    "mul scalar": (lambda a, b: a * b, [(2, 3), ()], (), {}),
-    "div": (lambda a, b: a / b, [(2, 3), (2, 3)], ("any", "nonzero"), {}),
-    "matmul": (lambda a, b: a @ b, [(3, 4), (4, 5)], (), {}),
-    "matmul batch": (lambda a, b: a @ b, [(6, 6, 5, 4), (4, 3)], (), {}),
-    "matmul broadcast": (lambda a, b: a @ b, [(2, 1, 5, 4), (3, 4, 2)], (), {}),
-    "matmul 1-D left": (lambda a, b: a @ b, [(4,), (2, 4, 3)], (), {}),
-    "matmul 1-D right": (lambda a, b: a @ b, [(2, 5, 4), (4,)], (), {}),
-    "matmul 1-D both": (lambda a, b: a @ b, [(4,), (4,)], (), {}),
-    "sum all": (lambda x: x.sum(), [(2, 3, 4)], (), {}),
-    "sum axes": (lambda x: x.sum(axis=(0, 2)), [(2, 3, 4)], (), {}),
-    "mean keepdims": (lambda x: x.mean(axis=-1, keepdims=True), [(2, 3, 4)], (), {}),
-    "mean all": (lambda x: x.mean(), [(2, 3, 4)], (), {}),
-    "max axis": (lambda x: x.max(axis=1), [(2, 3, 4)], ("distinct",), {}),
-    "max all keepdims": (lambda x: x.max(keepdims=True), [(2, 3, 4)], ("distinct",), {}),
-    "reshape": (lambda x: x.reshape(4, -1), [(2, 3, 4)], (), {}),
-    "transpose": (lambda x: x.transpose(1, 2, 0), [(2, 3, 4)], (), {}),
-    "T": (lambda x: x.T, [(3, 4)], (), {}),
-    "index int": (lambda x: x[1], [(3, 4)], (), {}),
-    "index slice": (lambda x: x[:, 2], [(3, 4)], (), {}),
-    "index new axis": (lambda x: x[None, 0], [(3, 4)], (), {}),
-    "index ellipsis step": (lambda x: x[..., ::2], [(3, 4)], (), {}),
-    "index mask": (lambda x: x[np.array([True, False, True])], [(3, 4)], (), {}),
-    "index mask of entries": (lambda x: x[np.array([[True, False, True, True], [False] * 4,
-                                                     [True, True, False, True]])], [(3, 4)], (), {}),
-    "index repeated integers": (lambda x: x[np.array([0, 1, 1]), np.array([3, 3, 0])], [(3, 4)], (), {}),
-    "softmax": (lambda x: F.softmax(x, axis=0), [(3, 4)], (), {}),
-    "log_softmax": (lambda x: F.log_softmax(x), [(3, 4)], (), {}),
-    "logsumexp": (lambda x: F.logsumexp(x, axis=1), [(2, 3, 4)], (), {}),
-    "logsumexp keepdims": (lambda x: F.logsumexp(x, axis=0, keepdims=True), [(3, 4)], (), {}),
-    "cross_entropy": (lambda x: F.cross_entropy(x, [2, 0, 1, 1]), [(4, 3)], (), {}),
-    "mse": (F.mse, [(3, 2), (3, 2)], (), {}),
-    "log_sigmoid": (F.log_sigmoid, [(2, 3)], (), {}),
-    "binary_cross_entropy_with_logits": (F.binary_cross_entropy_with_logits, [(2, 3), (2, 3)],
-                                         ("any", "unit"), {}),
-    "linear": (F.linear, [(2, 4, 3), (3, 2), (2,)], (), {}),
-    "linear no bias": (F.linear, [(4, 3), (3, 2)], (), {}),
-    "rnn_step": (F.rnn_step, [(3, 2), (3, 4), (2, 4), (4, 4), (4,)], (), {}),
-    "checkpoint": (lambda x: checkpoint(_block, x), [(2, 3)], (), {}),
-}
-
-# The gradient of integer-array indexing needs an unbuffered scatter-add, which the standard
-# does not have (backend.scatter_add): array_api_strict computes the row forward but refuses
-# its backward, naming itself.
-NEEDS_SCATTER_ADD = {"index repeated integers"}
-
-
-def draw(rng: np.random.Generator, domain: str, shape: tuple[int, ...]) -> np.ndarray:
-    if domain == "positive":
-        return rng.uniform(0.5, 2.0, size=shape)
-    if domain == "nonzero":
-        return rng.uniform(0.5, 2.0, size=shape) * rng.choice([-1.0, 1.0], size=shape)
-    if domain == "unit":
-        return rng.uniform(0.05, 0.95, size=shape)
-    if domain == "distinct":
-        size = int(np.prod(shape))
-        return ((rng.permutation(size) - size / 2) / 4).reshape(shape)
-    return rng.normal(size=shape)
-
-
-def run(name: str, convert: Callable[[np.ndarray], Any]) -> tuple[Tensor, list[Tensor]]:
-    """Row ``name`` on Tensors of ``convert``ed inputs, backward from a seeded upstream gradient."""
-    f, shapes, domains, kwargs = OPS[name]
-    rng = np.random.default_rng(zlib.crc32(name.encode()))
-    arrays = [draw(rng, domains[i] if i < len(domains) else "any", s) for i, s in enumerate(shapes)]
-    inputs = [Tensor(convert(a), requires_grad=True) for a in arrays]
-    out = f(*inputs, **kwargs)
-    out.backward(convert(rng.normal(size=out.shape)))
-    return out, inputs
-
-
-@pytest.mark.parametrize("name", OPS)
-def test_every_op_gives_numpys_numbers_in_its_own_library(xp, name):
-    if xp is array_api_strict and name in NEEDS_SCATTER_ADD:
-        with pytest.raises(TypeError, match="needs an unbuffered scatter-add.*for array_api_strict"):
-            run(name, lambda a: to(xp, a))
-        return
-    expected, expected_inputs = run(name, np.asarray)
-    out, inputs = run(name, lambda a: to(xp, a))
-    array = kind(xp)
-    assert type(out.data) is array and out.xp is backend.namespace(out.data)
-    assert out.shape == expected.shape
-    np.testing.assert_allclose(out.numpy(), expected.data, **TOLERANCE)
-    for x, e in zip(inputs, expected_inputs):
-        assert type(x.grad) is array, "the gradient stays in the library"
-        assert x.grad.dtype == x.data.dtype and tuple(x.grad.shape) == x.shape
-        np.testing.assert_allclose(backend.to_numpy(x.grad), e.grad, **TOLERANCE)
-
-
-@needs_torch
-def test_torch_adds_repeated_integer_indices():
-    x = Tensor(torch.zeros(3, 4, dtype=torch.float64), requires_grad=True)
-    x[[0, 2, 0, 0]].sum().backward()  # one integer array for the first axis: NumPy's, not the standard's
-    np.testing.assert_array_equal(x.grad.numpy(), np.array([[3.0] * 4, [0.0] * 4, [1.0] * 4]))
+    """The namespace of the library under test."""
+    return namespace(request.param)
 
 
 # -- numbers, dtypes and reading -----------------------------------------------------------------
@@ -243,12 +95,12 @@ def test_mixing_libraries_in_one_op_names_both(xp):
     name = backend.library(xp)
     theirs = Tensor(to(xp, np.ones(2)), requires_grad=True)
     ours = Tensor(np.ones(2))
-    article = f"a {name} {'tensor' if name == 'torch' else 'array'}"
+    article = f"{'an' if name[0] in 'aeiou' else 'a'} {name} {'tensor' if name == 'torch' else 'array'}"
     cases = [
         (lambda: ours + theirs, f"cannot combine a numpy array and {article} in '\\+'"),
         (lambda: theirs - ours, f"cannot combine {article} and a numpy array in '-'"),
         (lambda: theirs * np.ones(2), f"cannot combine {article} and a numpy array in '\\*'"),
-        (lambda: ours @ theirs, f"in '@'"),
+        (lambda: ours @ theirs, "in '@'"),
         (lambda: theirs / ours, "in '/'"),
         (lambda: theirs**ours, "in '\\*\\*'"),
         (lambda: F.linear(Tensor(np.ones((1, 2))), Tensor(to(xp, np.ones((2, 2))))), "in 'linear'"),
@@ -263,20 +115,20 @@ def test_mixing_libraries_in_one_op_names_both(xp):
 
 
 @needs_strict
-@needs_torch
+@needs_torch_tensors
 def test_mixing_two_libraries_neither_numpy():
     a = Tensor(array_api_strict.asarray([1.0]))
     b = Tensor(torch.ones(1, dtype=torch.float64))
-    with pytest.raises(TypeError, match="cannot combine a array_api_strict array and a torch tensor in '\\+'"):
+    with pytest.raises(TypeError, match="cannot combine an array_api_strict array and a torch tensor in '\\+'"):
         a + b
-    with pytest.raises(IndexError, match="cannot index a torch tensor with a array_api_strict array"):
+    with pytest.raises(IndexError, match="cannot index a torch tensor with an array_api_strict array"):
         b[array_api_strict.asarray([0])]
 
 
-@needs_torch
+@needs_torch_tensors
 def test_devices_are_named_when_the_library_is_the_same():
     cpu, meta = torch.ones(2), torch.ones(2, device="meta")
-    error = backend.cannot_combine(cpu, torch_xp, meta, torch_xp, "+")
+    error = backend.cannot_combine(cpu, torch_namespace, meta, torch_namespace, "+")
     assert "cannot combine a torch tensor on cpu and a torch tensor on meta in '+'" in str(error)
 
 
@@ -371,7 +223,7 @@ def test_the_optimiser_refuses_a_gradient_of_another_library(xp):
     q = Tensor(np.ones(2), requires_grad=True)
     (q * 2).sum().backward()
     p.grad, q.grad = q.grad, p.grad  # the learner's mistake: each gets the other's gradient
-    with pytest.raises(TypeError, match="parameter 0 is a .* but its gradient is a numpy array"):
+    with pytest.raises(TypeError, match="parameter 0 is an? .* but its gradient is a numpy array"):
         opt.step()
 
 
@@ -414,7 +266,7 @@ def test_all_finite_and_to_numpy():
 @pytest.mark.parametrize("library", LIBRARIES)
 def test_no_floating_point_warning_escapes(library):
     # NumPy's error state (backend.errstate) quiets array_api_strict too, which computes with NumPy.
-    xp = array_api_strict if library == "array_api_strict" else torch_xp
+    xp = array_api_strict if library == "array_api_strict" else torch_namespace
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         with pytest.raises(ValueError, match="fractional power"):

@@ -164,7 +164,7 @@ def test_the_release_installs_in_a_clean_environment_and_grades_its_blank_exerci
     assert not any(f.startswith("solutions/") for f in files)
     assert [f for f in files if f.startswith("tests/")] == ["tests/nbval_sanitize.cfg"]
     for name in ("README.md", "pyproject.toml", "environment.yml", "conftest.py",
-                 "src/tinyad/score_table.py", "src/tinyad/grading.py"):
+                 "src/tinyad/course/score_table.py", "src/tinyad/course/grading.py"):
         assert name in files
     lessons = sorted(p.name for p in (build.ROOT / "notebooks").glob("*.ipynb"))
     assert sorted(f.split("/")[1] for f in files if f.startswith("notebooks/")) == lessons

@@ -71,6 +71,9 @@ def test_errors_are_told_from_printed_words():
     assert check.is_error({"mime": "application/vnd.jupyter.stderr", "text": "  Cell In[3]\nSyntaxError: invalid syntax"})
     assert not check.is_error({"mime": "application/vnd.jupyter.stdout", "text": "ValueError: as the lesson prints it"})
     assert not check.is_error({"mime": "application/vnd.jupyter.stderr", "text": "training: 100%"})
+    # The course's own errors show their message alone, with no traceback.
+    assert check.is_error({"mime": "application/vnd.jupyter.stderr", "text": "NotStarted: Exercise 1 is not started"})
+    assert check.is_error({"mime": "application/vnd.jupyter.stderr", "text": "CheckFailed: the product\n  tried: ..."})
 
 
 def test_every_code_cell_must_show_an_execution_count():

@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tinyad import data
+from tinyad.course import data
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -153,9 +153,9 @@ def test_digits_refuses_a_bad_test_fraction(fraction, error, words):
 
 
 def test_digits_file_is_found_as_package_data():
-    found = resources.files("tinyad").joinpath("datasets").joinpath("digits.npz")
+    found = resources.files("tinyad.course").joinpath("datasets").joinpath("digits.npz")
     assert found.is_file()
-    readme = resources.files("tinyad").joinpath("datasets").joinpath("README.md").read_text()
+    readme = resources.files("tinyad.course").joinpath("datasets").joinpath("README.md").read_text()
     assert "CC BY 4.0" in readme and "Alpaydin" in readme
 
 
@@ -175,9 +175,9 @@ def test_digits_load_from_an_installed_copy(tmp_path):
         cwd=source, capture_output=True, text=True, timeout=120,
     )
     assert built.returncode == 0, built.stderr
-    assert (site / "tinyad" / "datasets" / "digits.npz").is_file(), sorted(p.name for p in site.rglob("*"))
+    assert (site / "tinyad" / "course" / "datasets" / "digits.npz").is_file(), sorted(p.name for p in site.rglob("*"))
     script = (
-        "import tinyad, tinyad.data as d; "
+        "import tinyad, tinyad.course.data as d; "
         "x, y, xt, yt = d.digits(); "
         "print(tinyad.__file__); print(len(x) + len(xt))"
     )

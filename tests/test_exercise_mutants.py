@@ -24,7 +24,7 @@ An answer is either a string, the learner's code that replaces the exercise's on
 ``### BEGIN SOLUTION`` block (indentation is taken from the block), or a list of
 ``(old, new)`` edits of the solution's cells, each ``old`` found exactly once in the
 exercise's cells with a solution block. A wrong answer must fail with a check's own
-message (an AssertionError from ``tinyad.grading`` with its hint), not by crashing. To add
+message (an AssertionError from ``tinyad.course.grading`` with its hint), not by crashing. To add
 a lesson's table, write ``tests/mutants/NN_name.py`` beside the others; the test below that
 every exercise has one fails, naming the file, until it is there.
 
@@ -46,7 +46,7 @@ import pytest
 
 from test_exercises import ROOT, SOLUTIONS, nbtools
 from torch_reference import needs_torch
-from tinyad.score_table import exercises_of
+from tinyad.course.score_table import exercises_of
 
 MUTANTS_DIR = Path(__file__).parent / "mutants"
 MIN_WRONG = 4

@@ -10,9 +10,9 @@ is followed by a check cell; and for every exercise notebook:
   this instructor check is skipped with a message saying so;
 - made afresh from its solution into a temporary copy of the course and run as a learner
   runs it with the blanks left in (``pytest --nbval-lax exercises/``), every check cell
-  fails, with an AssertionError or a NotImplementedError, and every other cell passes (a
-  NameError or a failing set-up cell means a broken notebook). A learner's answers in
-  ``exercises/`` therefore never turn the test command red.
+  fails, with a check's AssertionError (grading's CheckFailed) or a NotImplementedError, and
+  every other cell passes (a NameError or a failing set-up cell means a broken notebook). A
+  learner's answers in ``exercises/`` therefore never turn the test command red.
 
 A check cell is a code cell that calls ``grading.<helper>(...)`` or is tagged ``check``
 (``nbtools.is_check_cell``).
@@ -20,6 +20,7 @@ A check cell is a code cell that calls ``grading.<helper>(...)`` or is tagged ``
 
 from __future__ import annotations
 
+import ast
 import re
 import subprocess
 import sys
@@ -38,7 +39,7 @@ LESSONS = sorted(p.name for p in (ROOT / "notebooks").glob("*.ipynb"))
 SOLUTIONS = sorted(p.name for p in (ROOT / "solutions").glob("*.ipynb"))
 EXERCISES = sorted(p.name for p in (ROOT / "exercises").glob("*.ipynb"))
 EXECUTED = sorted((ROOT / "notebooks").glob("*.ipynb")) + sorted((ROOT / "solutions").glob("*.ipynb"))
-LEARNER_FAILURES = {"AssertionError", "NotImplementedError"}
+LEARNER_FAILURES = {"AssertionError", "CheckFailed", "NotImplementedError", "NotStarted"}  # CheckFailed: a grading check
 
 
 # -- the generator, on a notebook made here -----------------------------------------
@@ -83,11 +84,24 @@ def test_a_solution_block_becomes_the_stub_at_its_indentation():
         "def double(x):\n"
         '    """Twice x."""\n'
         "    # YOUR CODE HERE\n"
-        "    raise NotImplementedError()\n"
+        "    raise NotImplementedError(\"This exercise is not started: write your answer in place of "
+        "'# YOUR CODE HERE' and this line\")\n"
         "\n"
         "print('defined')"
     )
     assert exercise.cells[2].source == "Why?\n\nYOUR ANSWER HERE"
+
+
+def test_a_blank_names_the_exercise_it_is_in():
+    v4 = nbformat.v4
+    block = "### BEGIN SOLUTION\nx = 1\n### END SOLUTION"
+    nb = v4.new_notebook(cells=[v4.new_markdown_cell("## Exercise 3: first"), v4.new_code_cell(block),
+                                v4.new_markdown_cell("Words.\n\n## Exercise 12: second"),
+                                v4.new_code_cell(f"def f():\n    {block.replace(chr(10), chr(10) + '    ')}")])
+    exercise = nbtools.make_exercise(nb)
+    assert exercise.cells[1].source.splitlines()[1].startswith('raise NotImplementedError("Exercise 3 is not')
+    assert exercise.cells[3].source.splitlines()[2].startswith(
+        '    raise NotImplementedError("Exercise 12 is not started: write your answer in place of')
 
 
 def test_hidden_tests_are_dropped_and_the_rest_kept():
@@ -174,7 +188,6 @@ def test_exercise_is_generated_from_its_solution(name):
 
 def test_a_learners_work_in_exercises_is_skipped_and_a_stale_blank_fails(tmp_path):
     solution = ROOT / "solutions" / SOLUTIONS[0]
-    fresh = nbtools.make_exercise(nbtools.read(solution), solution.name)
     exercise = tmp_path / solution.name
     filled = nbtools.read(solution)  # every blank filled in with the answer
     for cell in filled.cells:
@@ -279,9 +292,64 @@ def test_every_solution_has_blanks_and_check_cells(name):
             )
 
 
+# The helpers that call a learner's function and report an error raised in it (what was tried,
+# the error, the learner's line); a check cell calls the learner's functions only through them.
+CALLING_HELPERS = {"call_checked", "call_strictly", "call_without_recursion", "check_finite_differences",
+                   "check_array_gradient"}
+
+
+def learners_functions(nb: nbformat.NotebookNode) -> set[str]:
+    """The names of the top-level functions whose body holds a solution block."""
+    names = set()
+    for cell in nb.cells:
+        if cell.cell_type == "code" and nbtools.has_solution(cell):
+            lines = cell.source.splitlines()
+            for node in ast.parse(cell.source).body:
+                body = lines[node.lineno - 1:node.end_lineno]
+                if isinstance(node, ast.FunctionDef) and any(nbtools.BEGIN_SOLUTION.match(x) for x in body):
+                    names.add(node.name)
+    return names
+
+
+def bare_calls(source: str, names: set[str]) -> list[str]:
+    """Calls of ``names`` in ``source`` made outside every ``grading.<calling helper>(...)``."""
+    tree = ast.parse(source)
+    through_helper = set()
+    for node in ast.walk(tree):
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                and isinstance(node.func.value, ast.Name) and node.func.value.id == "grading"
+                and node.func.attr in CALLING_HELPERS):
+            through_helper.update(id(inner) for inner in ast.walk(node) if inner is not node)
+    return [ast.get_source_segment(source, node) for node in ast.walk(tree)
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in names
+            and id(node) not in through_helper]
+
+
+def test_bare_calls_are_found():
+    source = ("grading.check_close(f(1), 2, 'w', 't', 'h')\n"
+              "got = grading.call_checked(f, 1, what='w', tried='t', hint='h')\n"
+              "grading.check_finite_differences(lambda a: f(a), [x], 'w', 't', 'h')\n"
+              "g(2)")
+    assert bare_calls(source, {"f", "h"}) == ["f(1)"]
+
+
+@pytest.mark.parametrize("name", SOLUTIONS)
+def test_check_cells_call_the_learners_functions_through_grading(name):
+    # An error raised in the learner's function then fails the check with the input tried, the
+    # error and the learner's own line, instead of a traceback.
+    nb = nbtools.read(ROOT / "solutions" / name)
+    names = learners_functions(nb)
+    bare = {first_line(c): calls for c in nb.cells if nbtools.is_check_cell(c)
+            for calls in [bare_calls(c.source, names)] if calls}
+    assert not bare, (
+        f"solutions/{name}: check cells call the learner's functions directly (call them through "
+        f"grading.call_checked or call_strictly): {bare}"
+    )
+
+
 # Colour codes; junit XML writes the escape character as "#x1B".
 ANSI = re.compile(r"(?:\x1b|#x1B)\[[0-9;]*m")
-EXCEPTION_LINE = re.compile(r"^([A-Za-z_][\w.]*(?:Error|Exception|Interrupt|Exit))(?::|$)", re.M)
+EXCEPTION_LINE = re.compile(r"^([A-Za-z_][\w.]*(?:Error|Exception|Interrupt|Exit|Failed)|(?:[\w.]*\.)?NotStarted)(?::|$)", re.M)
 
 
 def failure_name(text: str) -> str:
@@ -352,7 +420,7 @@ def test_with_the_blanks_left_in_every_check_fails(name, blank_run):
             )
             assert exception in LEARNER_FAILURES, (
                 f"exercises/{name}: the check cell starting {start!r} fails with {exception}, "
-                f"not with the blank's NotImplementedError or a check's AssertionError"
+                f"not with the blank's NotImplementedError or a check's CheckFailed (an AssertionError)"
             )
         else:
             assert outcome == "passed", (

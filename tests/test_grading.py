@@ -1,4 +1,4 @@
-"""tinyad.grading: every helper fails on a wrong sign, a wrong shape and a nan, and passes a right answer.
+"""tinyad.course.grading: every helper fails on a wrong sign, a wrong shape and a nan, and passes a right answer.
 
 A check that cannot fail is a defect, so each helper is given the wrong answers a learner
 is likely to write (the gradient with its sign flipped, an answer of the wrong shape, a nan)
@@ -10,11 +10,14 @@ from __future__ import annotations
 import math
 import re
 import sys
+from pathlib import Path
 
+import nbformat
 import numpy as np
 import pytest
 
-from tinyad import Tensor, Value, grading
+from tinyad import Tensor, Value
+from tinyad.course import grading
 
 HINT = "the hint"
 
@@ -312,11 +315,19 @@ def test_call_checked_returns_the_answer_and_reports_an_error():
     assert "got:      IndexError: index 5 is out of bounds" in text
 
 
+def test_call_checked_and_call_strictly_pass_keywords_on():
+    def scaled(x, scale=1.0):
+        return np.exp(x) * scale
+
+    assert grading.call_checked(scaled, 0.0, scale=3.0, what="w", tried="t", hint="h") == 3.0
+    assert grading.call_strictly(scaled, 0.0, scale=2.0, what="w", tried="t", hint="h") == 2.0
+
+
 def test_call_checked_lets_a_blank_through():
     def blank():
         raise NotImplementedError()
 
-    with pytest.raises(NotImplementedError):
+    with pytest.raises(grading.NotStarted):
         grading.call_checked(blank, what="w", tried="t", hint="h")
 
 
@@ -393,3 +404,173 @@ def test_check_array_gradient_fails_a_wrong_gradient(grad, expected):
     with pytest.raises(AssertionError, match=re.escape(expected)) as caught:
         grading.check_array_gradient(cube_sum, X, grad, "the gradient", "cube_sum(X)", "3 x^2")
     assert "tried:    cube_sum(X)" in str(caught.value) and "hint:" in str(caught.value)
+
+
+# -- what a learner sees: the message, not the grading code --------------------------------
+
+
+def test_a_failed_check_is_an_assertion_error_that_shows_as_its_message_alone():
+    with pytest.raises(AssertionError) as error:
+        grading.fail("the slope", "slope(f, 1.0)", 2.0, 3.0, "use 2 * h")
+    assert isinstance(error.value, grading.CheckFailed)
+    assert error.value._render_traceback_() == [  # what IPython shows in place of a traceback
+        "CheckFailed: the slope", "  tried:    slope(f, 1.0)", "  expected: 2.0", "  got:      3.0",
+        "  hint:     use 2 * h"]
+
+
+def test_a_part_over_several_lines_is_indented_under_its_first():
+    with pytest.raises(AssertionError) as error:
+        grading.fail("w", "t", "e", "first line  \nsecond line\n\nfourth", "h")
+    assert str(error.value).splitlines()[3:] == [
+        "  got:      first line", "            second line", "", "            fourth", "  hint:     h"]
+
+
+def test_pytest_hides_the_grading_frames():
+    with pytest.raises(AssertionError) as error:
+        grading.check_close(3.0, 2.0, "what", "tried", HINT)
+    every = [Path(entry.path).name for entry in error.traceback]
+    shown = [Path(entry.path).name for entry in error.traceback.filter(error)]
+    assert "grading.py" in every and shown == ["test_grading.py"], (every, shown)
+
+
+def the_learners_lse(x, axis):
+    m = np.max(x, axis=axis)  # keepdims forgotten: x - m does not broadcast along axis 1
+    return m + np.log(np.sum(np.exp(x - m), axis=axis))
+
+
+@pytest.mark.parametrize("helper", [grading.call_checked, grading.call_strictly])
+def test_an_error_in_the_learners_code_names_the_input_the_error_and_the_learners_line(helper):
+    text = failure_of(lambda: helper(the_learners_lse, np.ones((2, 3)), 1, what="lse",
+                                     tried="lse(np.ones((2, 3)), axis=1)", hint="keepdims=True"))
+    lines = text.splitlines()
+    assert lines[1] == "  tried:    lse(np.ones((2, 3)), axis=1)"
+    assert lines[3] == "  got:      ValueError: operands could not be broadcast together with shapes (2,3) (2,)"
+    line = the_learners_lse.__code__.co_firstlineno + 2
+    assert lines[4] == f"            in your code: {__file__}, line {line}, in the_learners_lse"
+    assert lines[5] == "                return m + np.log(np.sum(np.exp(x - m), axis=axis))"
+    assert lines[6] == "  hint:     keepdims=True"
+
+
+def test_the_learners_line_is_the_deepest_of_their_frames_not_the_engines():
+    def forward(a, b):
+        return (Tensor(a) @ Tensor(b)).sum()  # the engine raises, on the learner's shapes
+
+    text = failure_of(lambda: grading.call_checked(forward, np.ones((2, 3)), np.ones((2, 3)),
+                                                   what="w", tried="forward(...)", hint="h"))
+    assert "got:      ValueError: " in text
+    assert f"in your code: {__file__}, line {forward.__code__.co_firstlineno + 1}, in forward" in text
+    assert "return (Tensor(a) @ Tensor(b)).sum()" in text and "tensor" + "/binary.py" not in text
+
+
+def test_an_error_raised_outside_the_learners_code_is_named_without_a_line():
+    text = failure_of(lambda: grading.call_checked(np.linalg.inv, np.ones((2, 3)), what="w",
+                                                   tried="inv", hint="h"))
+    assert "got:      LinAlgError: " in text and "in your code" not in text
+
+
+def test_an_error_in_a_learners_rule_or_function_is_reported_by_the_other_helpers():
+    def broken_rule(a, out):
+        return undefined_name  # noqa: F821 - the learner's typo
+
+    text = failure_of(lambda: grading.check_finite_differences(
+        square_with(broken_rule), [Node(1.5)], "w", "t", HINT))
+    assert "NameError: name 'undefined_name' is not defined" in text
+    assert f"line {broken_rule.__code__.co_firstlineno + 1}, in broken_rule" in text
+    text = failure_of(lambda: grading.call_without_recursion(lambda: 1 / 0, what="w", tried="t"))
+    assert "got:      ZeroDivisionError: division by zero" in text and "in your code" in text
+    text = failure_of(lambda: grading.check_array_gradient(lambda x: x.nope, X, X, "w", "t", HINT))
+    assert "AttributeError" in text and "lambda x: x.nope" in text
+
+
+def test_a_blank_and_a_failed_check_inside_a_checked_call_go_through():
+    def blank():
+        raise NotImplementedError("Exercise 2 is not started")
+
+    for helper in (grading.call_checked, grading.call_strictly):
+        with pytest.raises(NotImplementedError, match="Exercise 2 is not started"):
+            helper(blank, what="w", tried="t", hint="h")
+        inner = failure_of(lambda: helper(lambda: grading.fail("inner", "t", "e", "g", "h"),
+                                          what="outer", tried="t", hint="h"))
+        assert inner.startswith("inner\n")
+
+
+# -- in a real kernel, as a learner's notebook runs --
+
+
+@pytest.fixture(scope="module")
+def notebook_errors() -> dict[str, dict]:
+    """A small exercise notebook run on a kernel of this Python: each failing cell's error output
+    (ename, evalue, and the traceback lines with colour codes removed), by the cell's first line."""
+    from jupyter_client.manager import KernelManager
+    from nbclient import NotebookClient
+
+    from test_exercises import build, nbtools
+
+    v4 = nbformat.v4
+    solution = v4.new_notebook(cells=[
+        v4.new_code_cell("# set-up\nimport numpy as np\nfrom tinyad import grading"),
+        v4.new_markdown_cell("## Exercise 1: a stable log-sum-exp"),
+        v4.new_code_cell("def lse(x, axis):\n    ### BEGIN SOLUTION\n    m = np.max(x, axis=axis)\n"
+                         "    return m + np.log(np.sum(np.exp(x - m), axis=axis))\n    ### END SOLUTION"),
+        v4.new_code_cell("# a learner's error\ngrading.call_strictly(lse, np.ones((2, 3)), 1, what='lse', "
+                         "tried='lse(np.ones((2, 3)), axis=1)', hint='keepdims=True')"),
+        v4.new_code_cell("# a wrong answer\ngrading.check_close(lse(np.zeros(2), 0), 1.0, 'lse of two zeros',\n"
+                         "                    'lse(np.zeros(2), 0)', 'log(2) is not 1')"),
+        v4.new_markdown_cell("## Exercise 2: a blank"),
+        v4.new_code_cell("def double(x):\n    ### BEGIN SOLUTION\n    return 2 * x\n    ### END SOLUTION"),
+        v4.new_code_cell("# a blank\ngrading.call_checked(double, 2, what='double', tried='double(2)', hint='2 * x')"),
+    ])
+    exercise = nbtools.make_exercise(solution, "99_demo.ipynb")
+    exercise.cells[2].source = ("def lse(x, axis):\n    m = np.max(x, axis=axis)\n"  # answered;
+                                "    return m + np.log(np.sum(np.exp(x - m), axis=axis))")  # 2 is blank
+    kernel = KernelManager(kernel_name="python3", kernel_spec_manager=build.CurrentPythonKernels())
+    NotebookClient(exercise, km=kernel, timeout=60, allow_errors=True).execute()
+    errors = {}
+    for cell in exercise.cells:
+        for output in cell.get("outputs", []):
+            if output.output_type == "error":
+                lines = re.sub(r"\x1b\[[0-9;]*m", "", "\n".join(output.traceback)).splitlines()
+                errors[cell.source.splitlines()[0]] = dict(output, traceback=lines)
+    return errors
+
+
+def test_in_a_notebook_a_failed_check_shows_its_message_and_no_grading_code(notebook_errors):
+    error = notebook_errors["# a wrong answer"]
+    assert error["ename"] == "CheckFailed"
+    assert error["traceback"] == f"CheckFailed: {error['evalue']}".splitlines()
+    assert error["traceback"][-1] == "  hint:     log(2) is not 1"
+
+
+def test_in_a_notebook_an_error_in_the_learners_code_names_the_input_and_their_line(notebook_errors):
+    error = notebook_errors["# a learner's error"]
+    assert error["ename"] == "CheckFailed" and "hint:" in error["evalue"]
+    assert error["traceback"] == [
+        "CheckFailed: lse",
+        "  tried:    lse(np.ones((2, 3)), axis=1)",
+        "  expected: an answer, with no error",
+        "  got:      ValueError: operands could not be broadcast together with shapes (2,3) (2,)",
+        "            in your code: Cell In[2], line 3, in lse",
+        "                return m + np.log(np.sum(np.exp(x - m), axis=axis))",
+        "  hint:     keepdims=True",
+    ]
+
+
+def test_in_a_notebook_a_blank_names_its_exercise_and_where_to_write(notebook_errors):
+    error = notebook_errors["# a blank"]
+    assert error["ename"] == "NotStarted"  # a NotImplementedError: the score table's "not started"
+    assert error["evalue"] == ("Exercise 2 is not started: write your answer in place of "
+                               "'# YOUR CODE HERE' and this line")
+    # The message alone: no traceback through the check or the blank.
+    assert error["traceback"] == [f"NotStarted: {error['evalue']}"]
+
+
+def test_a_blank_met_by_a_check_is_shown_as_its_message_alone():
+    def blank(x):
+        raise NotImplementedError("Exercise 2 is not started: write your answer in place of "
+                                  "'# YOUR CODE HERE' and this line")
+
+    with pytest.raises(grading.NotStarted) as caught:
+        grading.call_checked(blank, 1.0, what="f", tried="f(1.0)", hint="h")
+    assert isinstance(caught.value, NotImplementedError)  # the score table's "not started"
+    assert caught.value._render_traceback_() == [
+        "NotStarted: Exercise 2 is not started: write your answer in place of '# YOUR CODE HERE' and this line"]

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
 import pytest
 
-from tinyad import Value, gradcheck
+from tinyad import gradcheck
 from tinyad.scalar.nn import MLP, Layer, Neuron, RNNCell
 
 

@@ -1,13 +1,15 @@
-"""tinyad.score_table: the table that ends ``pytest --nbval-lax exercises/``.
+"""tinyad.course.score_table: the table that ends ``pytest --nbval-lax exercises/``.
 
 One row per ``## Exercise N: title`` heading, with exactly ``passed``, ``failed`` (and the
 first line of the check's hint, or the error) or ``not started`` (the blank's
 NotImplementedError). Seen here on a blank, a half-done and a finished copy of lesson 01's
-exercises, graded by a real pytest run in a copy of the course.
+exercises, graded by a real pytest run in a copy of the course, and on a small exercise notebook
+graded from the course's root, from ``exercises/`` and from a folder outside the course.
 """
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -46,6 +48,8 @@ def test_exercises_are_the_sections_under_exercise_headings():
         (2, ("NotImplementedError", ""), ("not started", "")),
         (2, ("AssertionError", "the slope\n  tried:    s\n  expected: 1\n  got:      2\n  hint:     use h\nmore"),
          ("failed", "use h")),
+        (2, ("CheckFailed", "the slope\n  tried:    s\n  expected: 1\n  got:      2\n  hint:     use h"),
+         ("failed", "use h")),
         (2, ("AssertionError", "plain assert"), ("failed", "AssertionError: plain assert")),
         (2, ("NameError", "name 'x' is not defined"), ("failed", "NameError: name 'x' is not defined")),
     ],
@@ -57,8 +61,21 @@ def test_an_exercise_is_passed_failed_or_not_started(ran, failure, status):
     assert exercise.status() == status
 
 
-def test_an_exercise_with_some_of_its_blanks_filled_is_in_progress():
-    blank = "    # YOUR CODE HERE\n    raise NotImplementedError()"
+def test_the_table_reads_the_hint_of_a_failed_grading_check():
+    from tinyad.course import grading
+
+    with pytest.raises(AssertionError) as error:
+        grading.fail("w", "t", "e", "g", "the hint\nits second line")
+    name = type(error.value).__name__  # the ename nbval records
+    assert name in score_table.CHECK_FAILURES
+    assert score_table.Exercise("Exercise 1: x", cells=[], ran=1, failure=(name, str(error.value))).status() == (
+        "failed", "the hint")
+
+
+@pytest.mark.parametrize("line", [score_table.blank_line("4"), "raise NotImplementedError()"],
+                         ids=["the course's blank", "nbgrader's blank"])
+def test_an_exercise_with_some_of_its_blanks_filled_is_in_progress(line):
+    blank = f"    # YOUR CODE HERE\n    {line}"
     answer = v4.new_code_cell(f"def f():\n    return 1\n\ndef g():\n{blank}\n\ndef h():\n{blank}",
                               metadata={"tinyad": {"blanks": 3}})
     exercise = score_table.Exercise("Exercise 4: three rules", cells=[answer, v4.new_code_cell("check()")],
@@ -70,13 +87,29 @@ def test_an_exercise_with_some_of_its_blanks_filled_is_in_progress():
     assert exercise.status() == ("not started", "")
 
 
+def test_a_blank_names_its_exercise_and_is_counted_as_a_blank():
+    line = score_table.blank_line("2")
+    assert line == ('raise NotImplementedError("Exercise 2 is not started: write your answer in place of '
+                    "'# YOUR CODE HERE' and this line\")")
+    with pytest.raises(NotImplementedError, match="^Exercise 2 is not started: write your answer"):
+        exec(line)
+    two = f"def f():\n    # YOUR CODE HERE\n    {line}\n\ndef g():\n    # YOUR CODE HERE\n    {line}"
+    assert score_table.blanks_in(two) == 2
+    assert score_table.blanks_in("    raise NotImplementedError()") == 1  # nbgrader's, and older copies'
+    assert score_table.blanks_in("    raise NotImplementedError('my own')\n    # raise NotImplementedError()") == 0
+
+
 def test_exercise_notebooks_record_each_answer_cells_blanks():
     counted = {}
     for path in sorted((ROOT / "exercises").glob("*.ipynb")):
-        for cell in nbtools.read(path).cells:
-            if cell.cell_type == "code" and score_table.BLANK in cell.source:
-                assert cell.metadata["tinyad"]["blanks"] == cell.source.count(score_table.BLANK), path.name
-                counted[path.name] = counted.get(path.name, 0) + cell.source.count(score_table.BLANK)
+        exercises = score_table.exercises_of(nbtools.read(path).cells)
+        for exercise in exercises:
+            for cell in exercise.cells:
+                blanks = score_table.blanks_in(cell.source)
+                if blanks:
+                    assert cell.metadata["tinyad"]["blanks"] == blanks, path.name
+                    assert cell.source.count(score_table.blank_line(exercise.number)) == blanks, path.name
+                    counted[path.name] = counted.get(path.name, 0) + blanks
     assert counted["02_backward.ipynb"] > len(list(score_table.exercises_of(
         nbtools.read(ROOT / "exercises" / "02_backward.ipynb").cells)))  # lesson 02 has a cell of three
 
@@ -89,7 +122,8 @@ def copies_of_lesson_01() -> dict[str, nbformat.NotebookNode]:
     half = nbtools.make_exercise(solution, "01_value.ipynb")
     half.cells[answers[0]].source = solution.cells[answers[0]].source
     half.cells[answers[1]].source = half.cells[answers[1]].source.replace(
-        "# YOUR CODE HERE\n    raise NotImplementedError()", "return (f(x + h) - f(x)) / h")
+        f"# YOUR CODE HERE\n    {score_table.blank_line('2')}", "return (f(x + h) - f(x)) / h")
+    assert half.cells[answers[1]].source != blank.cells[answers[1]].source
     done = nbtools.make_exercise(solution, "01_value.ipynb")
     for k in answers:
         done.cells[k].source = solution.cells[k].source
@@ -133,3 +167,92 @@ def test_no_table_where_nothing_is_an_exercise(tmp_path):
     lesson = v4.new_notebook(cells=[v4.new_markdown_cell("## Exercise-free"), v4.new_code_cell("1 + 1")])
     out = grade(course_copy(tmp_path, {"99_plain.ipynb": lesson}), "exercises/")
     assert "1 passed" in out and "= score =" not in out
+
+
+# -- one small exercise notebook, graded from three folders -------------------------------------
+
+SMALL = "99_small.ipynb"
+FIRST_HINT, LAST_HINT = "the first check's hint", "the last check's hint"
+
+
+def small_exercise() -> nbformat.NotebookNode:
+    """The generator's notebook from a four-exercise solution, answered as a learner might:
+    exercise 1 right, 2 wrong, 3 not started, and 4 with its first and last check cells failing,
+    each with its own hint (the table must report the first)."""
+    def check(call: str, hint: str) -> str:
+        return f"grading.check_close({call}, 4.0, 'the answer', '{call}', \"{hint}\")"
+
+    def answer(name: str, body: str) -> str:
+        return f"def {name}(x):\n    ### BEGIN SOLUTION\n    {body}\n    ### END SOLUTION"
+
+    cells = [
+        v4.new_code_cell("from tinyad import grading"),
+        v4.new_markdown_cell("## Exercise 1: right"),
+        v4.new_code_cell(answer("one", "return 2 * x")),
+        v4.new_code_cell(check("one(2.0)", "double x")),
+        v4.new_markdown_cell("## Exercise 2: wrong"),
+        v4.new_code_cell(answer("two", "return 2 * x")),
+        v4.new_code_cell(check("two(2.0)", "double x")),
+        v4.new_markdown_cell("## Exercise 3: blank"),
+        v4.new_code_cell(answer("three", "return 2 * x")),
+        v4.new_code_cell(check("three(2.0)", "double x")),
+        v4.new_markdown_cell("## Exercise 4: two failures"),
+        v4.new_code_cell(answer("four", "return 2 * x")),
+        v4.new_code_cell(check("four(2.0)", FIRST_HINT)),
+        v4.new_code_cell("print('a cell between the checks, which passes')"),
+        v4.new_code_cell(check("four(2.0) + 1", LAST_HINT)),
+    ]
+    exercise = nbtools.make_exercise(v4.new_notebook(cells=cells), SMALL)
+    for k, body in [(2, "return 2 * x"), (5, "return x + 1"), (11, "return x")]:
+        exercise.cells[k].source = exercise.cells[k].source.split("    #")[0] + f"    {body}"
+    return exercise
+
+
+SMALL_TABLE = [
+    "  Exercise 1: right         passed",
+    "  Exercise 2: wrong         failed: double x",
+    "  Exercise 3: blank         not started",
+    f"  Exercise 4: two failures  failed: {FIRST_HINT}",
+    "4 exercises: 1 passed, 2 failed, 1 not started",
+]
+
+
+def table_of(out: str) -> list[str]:
+    assert "= score =" in out, out
+    return out[out.index("= score ="):].splitlines()[1:]
+
+
+@pytest.mark.parametrize("where", ["root", "exercises", "elsewhere"])
+def test_the_table_from_the_root_from_exercises_and_from_elsewhere(tmp_path, where):
+    course = course_copy(tmp_path / "course", {SMALL: small_exercise()})
+    notebook = course / "exercises" / SMALL
+    started, argument, shown = {
+        "root": (course, f"exercises/{SMALL}", f"exercises/{SMALL}"),
+        "exercises": (course / "exercises", SMALL, SMALL),
+        "elsewhere": (tmp_path / "elsewhere", str(notebook), f"../course/exercises/{SMALL}"),
+    }[where]
+    started.mkdir(exist_ok=True)
+    out = grade(started, argument)
+    assert "INTERNALERROR" not in out, out
+    assert table_of(out) == [shown, *SMALL_TABLE], out
+    # Above the table, each failed check shows its message, and nothing of the grading code.
+    plain = re.sub(r"\x1b\[[0-9;]*m", "", out)  # IPython colours the tracebacks it makes
+    assert "CheckFailed: the answer\n  tried:    two(2.0)" in plain and "grading.py" not in plain, out
+    assert "NotImplementedError: Exercise 3 is not started" in plain, out
+
+
+def test_the_table_reports_the_first_failing_cell_of_an_exercise(tmp_path):
+    course = course_copy(tmp_path, {SMALL: small_exercise()})
+    out = grade(course, "exercises/")
+    assert LAST_HINT in out[:out.index("= score =")], "the last check must fail too, above the table"
+    row = next(line for line in table_of(out) if "Exercise 4" in line)
+    assert row.endswith(f"failed: {FIRST_HINT}") and LAST_HINT not in row, out
+
+
+def test_a_notebook_is_named_as_typed_from_where_pytest_started():
+    course = Path("/home/learner/course")
+    notebook = course / "exercises" / "01_value.ipynb"
+    assert score_table.shown_path(notebook, course) == "exercises/01_value.ipynb"
+    assert score_table.shown_path(notebook, course / "exercises") == "01_value.ipynb"
+    assert score_table.shown_path(notebook, course / "notebooks") == "../exercises/01_value.ipynb"
+    assert score_table.shown_path(notebook, Path("/tmp")) == "/home/learner/course/exercises/01_value.ipynb"

@@ -1,18 +1,19 @@
-"""softmax, log_softmax, logsumexp, cross_entropy, mse, linear, rnn_step, log_sigmoid, BCE: correct and stable."""
+"""The functional ops: stable on extreme inputs, exact where it matters, and their bad input.
+
+Each op's gradient on ordinary inputs, in float64 and float32, against finite differences and
+PyTorch, is a row of tests/op_families.py.
+"""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
-from tinyad import Tensor, gradcheck
+from tinyad import Tensor
 from tinyad.tensor import functional as F
 
 from torch_reference import needs_torch, torch  # tests/torch_reference.py
 
-SETTINGS = settings(max_examples=25, deadline=None)
 EXTREME_ROWS = [[1000.0, 1001.0, 1002.0], [-1000.0, 0.0, 0.0], [1e10, 0.0, -1e10], [0.0, 0.0, 0.0]]
 
 
@@ -63,25 +64,6 @@ def test_softmax_of_1000_1001_is_exact():
 
 @needs_torch
 @pytest.mark.parametrize("name", sorted(SOFTMAX_FAMILY))
-@SETTINGS
-@given(shape=st.lists(st.integers(1, 4), min_size=1, max_size=4).map(tuple), data=st.data())
-def test_softmax_family_like_torch_on_any_axis(name, shape, data):
-    fn, torch_name = SOFTMAX_FAMILY[name]
-    torch_fn = getattr(torch, torch_name)
-    axis = data.draw(st.integers(-len(shape), len(shape) - 1))
-    array = np.random.default_rng(len(shape)).normal(size=shape) * 30
-    _check(lambda x: fn(x, axis=axis), lambda x: torch_fn(x, dim=axis), [array])
-
-
-@needs_torch
-def test_logsumexp_keepdims_like_torch():
-    array = np.random.default_rng(2).normal(size=(3, 4, 2))
-    _check(lambda x: F.logsumexp(x, axis=1, keepdims=True),
-           lambda x: torch.logsumexp(x, dim=1, keepdim=True), [array])
-
-
-@needs_torch
-@pytest.mark.parametrize("name", sorted(SOFTMAX_FAMILY))
 def test_softmax_family_float32_stays_float32_and_stable(name):
     fn, torch_name = SOFTMAX_FAMILY[name]
     torch_fn = getattr(torch, torch_name)
@@ -91,7 +73,7 @@ def test_softmax_family_float32_stays_float32_and_stable(name):
 
 
 @needs_torch
-@pytest.mark.parametrize("scale", [1.0, 1000.0, 1e10])
+@pytest.mark.parametrize("scale", [1000.0, 1e10])
 def test_cross_entropy_like_torch(scale):
     rng = np.random.default_rng(4)
     logits = rng.normal(size=(6, 5)) * scale
@@ -107,39 +89,6 @@ def test_cross_entropy_float32_and_list_labels():
     _check(lambda x: F.cross_entropy(x, [2, 0, 1, 1]),
            lambda x: torch.nn.functional.cross_entropy(x, torch.tensor([2, 0, 1, 1])), [logits],
            dtype=np.float32, rtol=1e-5, atol=1e-5)
-
-
-@needs_torch
-def test_mse_like_torch():
-    rng = np.random.default_rng(6)
-    pred, target = rng.normal(size=(5, 3)), rng.normal(size=(5, 3))
-    _check(F.mse, torch.nn.functional.mse_loss, [pred, target])
-    assert F.mse(Tensor(pred), target).dtype == np.float64  # an array target works too
-
-
-@needs_torch
-def test_linear_and_rnn_step_like_torch():
-    rng = np.random.default_rng(7)
-    x, w, b = rng.normal(size=(4, 3)), rng.normal(size=(3, 2)), rng.normal(size=(2,))
-    _check(F.linear, lambda x, w, b: x @ w + b, [x, w, b])
-    h, wh = rng.normal(size=(4, 2)), rng.normal(size=(2, 2))
-    _check(F.rnn_step, lambda x, h, w, wh, b: torch.tanh(x @ w + h @ wh + b), [x, h, w, wh, b])
-
-
-def test_functional_gradients_match_finite_differences():
-    rng = np.random.default_rng(8)
-    x = Tensor(rng.normal(size=(3, 4)), requires_grad=True)
-    weights = Tensor(rng.normal(size=(3, 4)))
-    assert gradcheck(lambda x: (F.softmax(x, axis=0) * weights).sum(), x)
-    assert gradcheck(lambda x: (F.log_softmax(x) * weights).sum(), x)
-    assert gradcheck(lambda x: F.logsumexp(x, axis=0).sum(), x)
-    assert gradcheck(lambda x: F.cross_entropy(x, [3, 0, 1]), x)
-    assert gradcheck(lambda x: F.mse(x.tanh(), weights), x)
-    w, b = Tensor(rng.normal(size=(4, 2))), Tensor(rng.normal(size=(2,)))
-    assert gradcheck(lambda x, w, b: (F.linear(x, w, b).tanh() * 1.5).sum(), x, w, b)
-    h, w_h = Tensor(rng.normal(size=(3, 2))), Tensor(rng.normal(size=(2, 2)))
-    assert gradcheck(lambda x, h, w, w_h, b: (F.rnn_step(x, h, w, w_h, b) ** 2).sum(),
-                     x, h, w, w_h, b)
 
 
 # -- bad input ------------------------------------------------------------------
@@ -320,16 +269,6 @@ def test_log_sigmoid_of_minus_50_in_float32_is_minus_50():
     assert y.dtype == np.float32 and y.item() == pytest.approx(-50.0, rel=1e-7)
     assert F.log_sigmoid(Tensor([-800.0], dtype=np.float64)).item() == pytest.approx(-800.0)
     assert F.log_sigmoid(Tensor([-1e4], dtype=np.float32)).item() == -1e4
-
-
-def test_log_sigmoid_and_bce_gradients_match_finite_differences():
-    rng = np.random.default_rng(9)
-    x = Tensor(rng.normal(size=(3, 4)) * 3, requires_grad=True)
-    t = Tensor(rng.uniform(size=(3, 4)), requires_grad=True)
-    weights = Tensor(rng.normal(size=(3, 4)))
-    assert gradcheck(lambda x: (F.log_sigmoid(x) * weights).sum(), x)
-    assert gradcheck(lambda x, t: F.binary_cross_entropy_with_logits(x, t), x, t)
-    assert gradcheck(lambda x: F.binary_cross_entropy_with_logits(x * 2, np.ones((3, 4))), x)
 
 
 def test_binary_cross_entropy_with_logits_refuses_bad_input():

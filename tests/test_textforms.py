@@ -78,3 +78,16 @@ def test_the_build_executes_what_the_text_form_says(tmp_path, monkeypatch):
     (cell,) = nbformat.read(notebook, as_version=4).cells
     assert cell.source == "6 * 7" and cell.outputs[0].data["text/plain"] == "42"
     assert textforms.difference(notebook) is None
+
+
+def test_a_rebuilt_cell_keeps_its_id_and_a_new_one_gets_one_from_its_source():
+    v4 = nbformat.v4
+    before = v4.new_notebook(cells=[v4.new_markdown_cell("# Title"), v4.new_code_cell("x = 1")])
+    before.cells[0].id, before.cells[1].id = "keep-me", "and-me"
+    edited = v4.new_notebook(cells=[v4.new_markdown_cell("# Title"), v4.new_code_cell("y = 2"),
+                                    v4.new_code_cell("x = 1")])
+    rebuilt = textforms.from_text(textforms.to_text(edited), previous=before)
+    ids = [cell.id for cell in rebuilt.cells]
+    assert ids[0] == "keep-me" and ids[2] == "and-me"
+    again = textforms.from_text(textforms.to_text(edited))
+    assert again.cells[1].id == ids[1] and len(set(ids)) == 3  # from the source: the same each time

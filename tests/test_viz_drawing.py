@@ -10,7 +10,7 @@ import pytest
 from IPython.core.formatters import DisplayFormatter
 
 from tinyad import Tensor, Value, draw, topo_sort
-from tinyad.viz.drawing import FIT_WIDTH, HINT_WIDTH, INSTALL_HINT, MAX_NODES, svg_size
+from tinyad.course.viz.drawing import FIT_WIDTH, HINT_WIDTH, INSTALL_HINT, MAX_NODES, svg_size
 
 from dot_program import needs_dot  # tests/dot_program.py
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tinyad.viz import progress
+from tinyad.course.viz import progress
 
 
 def test_progress_outside_a_notebook_is_range_with_a_text_bar(capsys):

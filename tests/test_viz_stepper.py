@@ -8,9 +8,9 @@ import re
 import pytest
 
 from tinyad import Value, topo_sort
-from tinyad.viz import BackwardStepper
-from tinyad.viz.drawing import INSTALL_HINT
-from tinyad.viz.stepper import CURRENT_COLOUR, DONE_COLOUR, STORED_TEXT
+from tinyad.course.viz import BackwardStepper
+from tinyad.course.viz.drawing import INSTALL_HINT
+from tinyad.course.viz.stepper import CURRENT_COLOUR, DONE_COLOUR, STORED_TEXT
 
 from dot_program import needs_dot  # tests/dot_program.py
 

@@ -44,6 +44,7 @@ from jupyter_client.manager import KernelManager
 from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError
 import nbformat
+from tinyad.course.score_table import blanks_in
 
 import nbgrader_course
 import nbtools
@@ -94,7 +95,8 @@ def source_of(path: Path) -> nbformat.NotebookNode:
     carries the ``raises-exception`` tag that nbclient reads too."""
     twin = textforms.text_path(path)
     if twin.exists():
-        return textforms.from_text(twin.read_text(encoding="utf-8"))
+        previous = nbtools.read(path) if path.exists() else None
+        return textforms.from_text(twin.read_text(encoding="utf-8"), previous)
     return nbtools.normalise(nbtools.read(path))
 
 
@@ -147,9 +149,8 @@ def learner_work(exercise: Path, fresh: nbformat.NotebookNode) -> str | None:
     ran = [k for k, c in enumerate(current.cells) if c.cell_type == "code" and (c.outputs or c.execution_count)]
     if ran:
         return f"cells {ran} have been run"
-    stub = nbtools.CODE_STUB[-1]
-    blanks = sum(c.source.count(stub) for c in current.cells if c.cell_type == "code")
-    expected = sum(c.source.count(stub) for c in fresh.cells if c.cell_type == "code")
+    blanks = sum(blanks_in(c.source) for c in current.cells if c.cell_type == "code")
+    expected = sum(blanks_in(c.source) for c in fresh.cells if c.cell_type == "code")
     if blanks < expected:
         return f"{expected - blanks} of its {expected} blanks are filled in"
     return None
@@ -179,7 +180,7 @@ def build(number: str, timeout: int, force: bool = False) -> None:
 
 
 # What a learner gets: the course, its settings, the engine, and the grading plugin
-# (src/tinyad/score_table.py, loaded by conftest.py). tests/ only for nbval's sanitiser.
+# (src/tinyad/course/score_table.py, loaded by conftest.py). tests/ only for nbval's sanitiser.
 RELEASE_FILES = ["README.md", "pyproject.toml", "environment.yml", "postBuild", "conftest.py",
                  ".gitignore", "tests/nbval_sanitize.cfg"]
 RELEASE_FOLDERS = ["src", "notebooks"]

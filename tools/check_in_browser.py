@@ -50,8 +50,8 @@ from pathlib import Path
 from typing import Any, Callable, Iterator
 
 import nbtools  # beside this script: the exercise generator and what a check cell is
-from tinyad.viz.drawing import INSTALL_HINT  # what a drawing says where dot is missing
-from tinyad.viz.stepper import STORED_TEXT  # what a stepper shows before its cell runs
+from tinyad.course.viz.drawing import INSTALL_HINT  # what a drawing says where dot is missing
+from tinyad.course.viz.stepper import STORED_TEXT  # what a stepper shows before its cell runs
 
 ROOT = Path(__file__).resolve().parent.parent
 LESSONS = sorted(p.stem for p in (ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
@@ -475,9 +475,11 @@ def check_without_dot(browser: Any, lab: Lab, path: Path, shots: Path, timeout: 
 
 
 def is_error(output: dict) -> bool:
-    """An error output: JupyterLab shows it on stderr, a traceback or ``SomeError: ...``."""
+    """An error output: JupyterLab shows it on stderr, a traceback or ``SomeError: ...``, or
+    the course's own errors, which show their message alone (``CheckFailed: ...``, ``NotStarted: ...``)."""
     return output["mime"] == "application/vnd.jupyter.stderr" and bool(
-        "Traceback" in output["text"] or re.search(r"^\w*(Error|Exception)\b", output["text"], re.M)
+        "Traceback" in output["text"]
+        or re.search(r"^\w*(Error|Exception)\b|^(CheckFailed|NotStarted): ", output["text"], re.M)
     )
 
 

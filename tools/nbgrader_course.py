@@ -46,7 +46,7 @@ from pathlib import Path
 from nbformat import NotebookNode
 
 import nbtools
-from tinyad.score_table import BLANKS_KEY, EXERCISE, SECTION
+from tinyad.course.score_table import BLANKS_KEY, exercise_headings
 
 COURSE_KEY = BLANKS_KEY  # the course's own cell metadata, {"blanks": ..., "points": ...}
 POINTS = "points"
@@ -106,16 +106,8 @@ c.GenerateAssignment.post_convert_hook = release_lessons
 def sections(cells: list) -> list[int | None]:
     """For each cell, the number N of the exercise it belongs to (its ``## Exercise N: title``
     heading and the cells up to the next ``## `` heading), or None outside the exercises."""
-    found: list[int | None] = []
-    current = None
-    for cell in cells:
-        if cell.cell_type == "markdown" and SECTION.search(cell.source):
-            for line in cell.source.splitlines():
-                if SECTION.match(line):
-                    heading = EXERCISE.match(line)
-                    current = int(re.search(r"\d+", heading.group(1)).group()) if heading else None
-        found.append(current)
-    return found
+    return [None if section is None else int(re.search(r"\d+", section[1]).group())
+            for section in exercise_headings(cells)]
 
 
 def role(cell: NotebookNode, where: str) -> str:
@@ -217,7 +209,8 @@ def read_only(lesson: NotebookNode) -> NotebookNode:
 
 def config() -> str:
     """The text of the course's ``nbgrader_config.py``."""
-    return CONFIG.format(code_stub="\n".join(nbtools.CODE_STUB), text_stub="\n".join(nbtools.MARKDOWN_STUB),
+    # nbgrader puts one stub in every blank, so it cannot name the exercise as the course's do.
+    return CONFIG.format(code_stub="\n".join(nbtools.code_stub()), text_stub="\n".join(nbtools.MARKDOWN_STUB),
                          lesson_folder=LESSON_FOLDER)
 
 

@@ -1,11 +1,12 @@
 """Exercise notebooks from solution notebooks, and the rules the tests share with the build.
 
 - ``make_exercise(solution)``: the learner's notebook. Each ``### BEGIN SOLUTION`` ...
-  ``### END SOLUTION`` block becomes ``# YOUR CODE HERE`` and
-  ``raise NotImplementedError()`` at the block's indentation (in a markdown cell:
-  ``YOUR ANSWER HERE``); the lines from ``### BEGIN HIDDEN TESTS`` to
-  ``### END HIDDEN TESTS`` are dropped; every output and execution count is cleared.
-  These are nbgrader's ClearSolutions / ClearHiddenTests conventions, written here so
+  ``### END SOLUTION`` block becomes ``# YOUR CODE HERE`` and a
+  ``raise NotImplementedError("Exercise N is not started: ...")`` naming the exercise it
+  is in, at the block's indentation (in a markdown cell: ``YOUR ANSWER HERE``); the lines
+  from ``### BEGIN HIDDEN TESTS`` to ``### END HIDDEN TESTS`` are dropped; every output and
+  execution count is cleared. These are nbgrader's ClearSolutions / ClearHiddenTests
+  conventions (nbgrader's blank raises a bare ``NotImplementedError()``), written here so
   that nothing needs nbgrader.
   An answer cell also records how many blanks it holds (``metadata["tinyad"]["blanks"]``),
   so the score table can tell an exercise begun from one not started.
@@ -29,13 +30,12 @@ from pathlib import Path
 import nbformat
 from nbformat import NotebookNode
 
-from tinyad.score_table import BLANK, BLANKS_KEY  # what the score table reads back
+from tinyad.course.score_table import BLANKS_KEY, STUB_COMMENT, blank_line, exercises_of  # what the table reads
 
 BEGIN_SOLUTION = re.compile(r"^\s*#+\s*BEGIN SOLUTION\s*$")
 END_SOLUTION = re.compile(r"^\s*#+\s*END SOLUTION\s*$")
 BEGIN_HIDDEN = re.compile(r"^\s*#+\s*BEGIN HIDDEN TESTS\s*$")
 END_HIDDEN = re.compile(r"^\s*#+\s*END HIDDEN TESTS\s*$")
-CODE_STUB = ["# YOUR CODE HERE", BLANK]
 MARKDOWN_STUB = ["YOUR ANSWER HERE"]
 
 CHECK_CALL = re.compile(r"\bgrading\.\w+\(")
@@ -114,16 +114,22 @@ def normalise(nb: NotebookNode) -> NotebookNode:
     return nb
 
 
+def code_stub(exercise: str | None = None) -> list[str]:
+    """The lines that replace a solution block in exercise ``exercise`` (its number)."""
+    return [STUB_COMMENT, blank_line(exercise)]
+
+
 def make_exercise(solution: NotebookNode, name: str = "notebook") -> NotebookNode:
     """The learner's notebook made from a solution notebook (which is left unchanged)."""
     nb = copy.deepcopy(solution)
+    number = {id(cell): exercise.number for exercise in exercises_of(nb.cells) for cell in exercise.cells}
     for index, cell in enumerate(nb.cells):
         where = f"{name}, cell {index}"
         if cell.cell_type == "code":
             if has_solution(cell):
                 blanks = sum(bool(BEGIN_SOLUTION.match(line)) for line in cell.source.splitlines())
                 cell.metadata[BLANKS_KEY] = {"blanks": blanks}
-            cell.source = clear_solutions(cell.source, CODE_STUB, where)
+            cell.source = clear_solutions(cell.source, code_stub(number.get(id(cell))), where)
             cell.source = drop_hidden_tests(cell.source, where)
             cell.outputs = []
             cell.execution_count = None

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import copy
+import hashlib
 from pathlib import Path
 
 import jupytext
@@ -46,13 +47,34 @@ def to_text(nb: NotebookNode) -> str:
     return text if text.endswith("\n") else text + "\n"
 
 
-def from_text(text: str) -> NotebookNode:
-    """The notebook a text form describes: its cells, no outputs, the course's metadata."""
+def from_text(text: str, previous: NotebookNode | None = None) -> NotebookNode:
+    """The notebook a text form describes: its cells, no outputs, the course's metadata.
+
+    A cell keeps the id it had in ``previous`` (the notebook built before) where that had a
+    cell of the same kind and source; any other cell's id comes from its source. So
+    rebuilding an unchanged lesson gives the same file, and an edit changes only its cells.
+    """
     nb = jupytext.reads(text, fmt=FORMAT)
+    unused: dict[tuple[str, str], list[str]] = {}
+    for cell in previous.cells if previous is not None else []:
+        unused.setdefault((cell.cell_type, cell.source), []).append(cell.id)
+    taken: set[str] = set()
     for cell in nb.cells:
         if cell.cell_type == "code":
             cell.outputs, cell.execution_count = [], None
+        kept = unused.get((cell.cell_type, cell.source.rstrip("\n")))
+        cell.id = kept.pop(0) if kept else _id_from(cell.source, taken)
+        taken.add(cell.id)
     return nbtools.normalise(nb)
+
+
+def _id_from(source: str, taken: set[str]) -> str:
+    """An id for a new cell: the first eight hex digits of its source's hash, not yet taken."""
+    digest = hashlib.sha1(source.encode("utf-8")).hexdigest()
+    for start in range(0, len(digest) - 8):
+        if digest[start:start + 8] not in taken:
+            return digest[start:start + 8]
+    raise ValueError("no free cell id")  # 32 identical cells: not a lesson
 
 
 def cells(nb: NotebookNode) -> list[tuple[str, str, list[str]]]:

@@ -2,7 +2,7 @@
 
 The scalar engine (``Value``) and the array engine (``Tensor``) share one graph
 walk, ``tinyad.graph``. Importing them needs numpy alone: ``draw`` (the course's
-picture of a graph, ``tinyad.viz``) is imported the first time it is asked for, and
+picture of a graph, ``tinyad.course.viz``) is imported the first time it is asked for, and
 names the missing package when the course's packages are not installed.
 """
 
@@ -15,11 +15,11 @@ __all__ = ["Value", "topo_sort", "gradcheck", "draw", "Tensor", "no_grad", "chec
 
 
 def __getattr__(name: str):
-    """``tinyad.draw``, imported from ``tinyad.viz`` when first asked for."""
+    """``tinyad.draw``, imported from ``tinyad.course.viz`` when first asked for."""
     if name != "draw":
         raise AttributeError(f"module 'tinyad' has no attribute {name!r}")
     try:
-        from tinyad.viz import draw
+        from tinyad.course.viz import draw
     except ImportError as error:
         raise ImportError(
             f"tinyad.draw needs the package {error.name!r}, which is not installed; "

@@ -20,8 +20,8 @@ from typing import Any, Callable
 import numpy as np
 
 from tinyad import graph
-from tinyad.checks import check_setting
 from tinyad.tensor.backend import to_numpy
+from tinyad.validation import check_setting
 
 
 def _scalar(out: Any) -> float:

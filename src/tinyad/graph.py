@@ -117,9 +117,9 @@ def walk(root: Any, seed: Any) -> Iterator:
     """Back-propagate from ``root``, handing back each node as its turn ends.
 
     1. ``topo_sort`` the graph.
-    2. Reset the gradient of every interior node (one with parents), so an earlier
-       backward leaves nothing behind in them. Leaves are not reset: their gradients
-       accumulate across calls.
+    2. Reset the gradient of every interior node (one with a rule: an op's output), so an
+       earlier backward leaves nothing behind in them. Leaves are not reset: their
+       gradients accumulate across calls.
     3. Seed ``root``'s gradient with ``seed`` (1 for a single-number output).
     4. Visit the nodes in reverse topological order, so a node's rule runs only
        after every node that uses it has added its share into its gradient.
@@ -130,7 +130,7 @@ def walk(root: Any, seed: Any) -> Iterator:
     """
     order = topo_sort(root)
     for node in order:
-        if node.parents:
+        if node.backward_rule is not None:
             node.zero_grad()
     root.accumulate(seed)
     while order:

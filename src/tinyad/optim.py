@@ -26,7 +26,7 @@ from typing import Any, Iterable, NoReturn
 
 import numpy as np
 
-from tinyad.checks import check_setting
+from tinyad.validation import check_setting
 from tinyad.graph import is_node
 from tinyad.tensor.backend import NUMPY, all_finite, describe, dtype_name, is_array, namespace, same_device
 

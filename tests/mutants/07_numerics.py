@@ -10,6 +10,10 @@ MUTANTS = {
                 m = np.max(x, axis=axis, keepdims=True)
                 return m + np.log(np.sum(np.exp(x - m), axis=axis, keepdims=True))
             """,
+            "keepdims forgotten (x - m does not broadcast along a later axis)": """
+                m = np.max(x, axis=axis)
+                return m + np.log(np.sum(np.exp(x - m), axis=axis))
+            """,
             "one maximum for the whole array": """
                 m = np.max(x)
                 return m + np.log(np.sum(np.exp(x - m), axis=axis))

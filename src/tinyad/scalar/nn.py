@@ -10,7 +10,7 @@ import math
 import random
 from typing import Sequence, Union
 
-from tinyad.checks import check_count, layer_sizes
+from tinyad.validation import check_count, layer_sizes
 from tinyad.scalar.value import Value
 
 Input = Sequence[Union[Value, float]]

@@ -21,8 +21,9 @@ constant leaf. (The ops call ``node`` rather than the class because a graph has 
 thousands of nodes, and calling a function costs CPython half what calling a class does:
 benchmarks/README.md.)
 
-Contents: ``+ * **`` and unary ``-`` (``-`` and ``/`` are built from them), ``tanh exp log relu sigmoid sin cos``, each
-with its ``*_backward`` rule; ``detach``; ``backward``.
+Contents: the operators ``+ * **`` and unary ``-`` (``-`` and ``/`` are built from them), then the
+functions (``tanh``, ``exp`` and the others), each op followed by its ``*_backward`` rule;
+``detach``; ``backward``.
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ from math import isfinite
 from typing import Callable, Union
 
 from tinyad import graph
-from tinyad.checks import as_real, too_large_for_float
+from tinyad.validation import as_real, too_large_for_float
 
 Number = Union[int, float]
 Rule = Callable[["Value"], None]
@@ -220,6 +221,17 @@ class Value:
         (a,) = out.parents
         a.grad += out.data * (1.0 - out.data) * out.grad  # d sigmoid(a)/da = s (1 - s)
 
+    def softplus(self) -> Value:
+        """``log(1 + e**x)``, as ``max(x, 0) + log1p(e**-|x|)``: exp never sees a positive number."""
+        x = self.data
+        return node(max(x, 0.0) + math.log1p(math.exp(-abs(x))), parents=(self,), op="softplus",
+                    backward_rule=Value.softplus_backward)
+
+    @staticmethod
+    def softplus_backward(out: Value) -> None:
+        (a,) = out.parents
+        a.grad += sigmoid(a.data) * out.grad  # d softplus(a)/da = sigmoid(a)
+
     def sin(self) -> Value:
         return node(math.sin(self.data), parents=(self,), op="sin",
                     backward_rule=Value.sin_backward)
@@ -251,7 +263,7 @@ class Value:
         calls, as in PyTorch, until something clears them. That holds for a leaf
         calling backward on itself too: its own gradient, 1, is added.
         """
-        leaves = [node for node in graph.walk(self, 1.0) if not node.parents]
+        leaves = [node for node in graph.walk(self, 1.0) if node.backward_rule is None]
         check_finite(leaves)
 
 

@@ -63,9 +63,9 @@ def same_device(a: Any, b: Any, xp: ModuleType) -> bool:
 
 
 def describe(array: Any, xp: ModuleType, with_device: bool = False) -> str:
-    """``array`` in words: "a numpy array", "a torch tensor", "a torch tensor on cuda:0"."""
+    """``array`` in words: "a numpy array", "an array_api_strict array", "a torch tensor on cuda:0"."""
     name = library(xp)
-    words = f"a {name} {'tensor' if name == 'torch' else 'array'}"
+    words = f"{'an' if name[0] in 'aeiou' else 'a'} {name} {'tensor' if name == 'torch' else 'array'}"
     return f"{words} on {device(array, xp)}" if with_device else words
 
 

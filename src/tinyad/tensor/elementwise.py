@@ -1,4 +1,4 @@
-"""Elementwise functions: ``neg``, ``exp``, ``log``, ``tanh``, ``relu``, ``sigmoid``, ``sin``, ``cos``.
+"""Elementwise functions, such as ``neg``, ``exp`` and ``tanh``.
 
 Each maps every entry on its own, so its backward multiplies the output's gradient
 entry by entry with the local derivative: the rules of lesson 01, applied to a
@@ -107,6 +107,18 @@ def sigmoid(x: Tensor) -> Tensor:
 def sigmoid_backward(out: Tensor) -> None:
     y = out.data
     out.parents[0].accumulate(out.grad * (y * (1 - y)))  # d sigmoid / dx = y (1 - y)
+
+
+def softplus(x: Tensor) -> Tensor:
+    """``log(1 + e ** x)`` elementwise, as ``max(x, 0) + log1p(e ** -|x|)``: exp never sees x > 0."""
+    xp = x.xp
+    data = xp.maximum(x.data, 0.0) + xp.log1p(xp.exp(-xp.abs(x.data)))
+    return Tensor(data, parents=(x,), op="softplus", backward_rule=softplus_backward)
+
+
+def softplus_backward(out: Tensor) -> None:
+    x = out.parents[0]
+    x.accumulate(out.grad * stable_sigmoid(x.data))  # d softplus(x) / dx = sigmoid(x)
 
 
 def sin(x: Tensor) -> Tensor:

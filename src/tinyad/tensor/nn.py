@@ -16,7 +16,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from tinyad.checks import check_count, layer_sizes
+from tinyad.validation import check_count, layer_sizes
 from tinyad.tensor import functional as F
 from tinyad.tensor.backend import NUMPY
 from tinyad.tensor.tensor import Tensor, constant

@@ -1,15 +1,17 @@
-"""Reductions: ``sum``, ``mean`` and ``max`` over some axes or all of them.
+"""Reductions, such as ``sum``, ``mean`` and ``max``, over some axes or all of them.
 
 A reduction maps many numbers to one, so its backward goes the other way: the
 output's gradient is spread back over the axes that were reduced. ``sum`` gives
 every input the full gradient, ``mean`` gives each ``1/n`` of it, and ``max`` gives
 it to the entries that were the maximum. Ties: when several entries share the
 maximum, the gradient is split evenly among them (as ``torch.amax`` does), so the
-total is preserved and the rule does not depend on the order of the entries.
+total is preserved and the rule does not depend on the order of the entries. ``min``
+is ``max`` with NumPy's ``min``: one forward, ``extremum``, makes both, and
+``max_backward`` is the rule of both.
 
 Each op is one block, the forward function then its rule; ``axes`` and
-``unreduce``, the two helpers they share, come first. ``t.sum()``, ``t.mean()`` and
-``t.max()`` call these functions.
+``unreduce``, the two helpers they share, come first. The Tensor methods of the same
+names call these functions.
 """
 
 from __future__ import annotations
@@ -103,12 +105,7 @@ def mean_backward(out: Tensor) -> None:
 
 def max(x: Tensor, axis: Axis = None, keepdims: bool = False) -> Tensor:
     """The maximum over ``axis`` (all axes when None); ties share the gradient evenly."""
-    over = axes(axis, x.shape)
-    if reduced_count(x.shape, over) == 0:
-        raise ValueError(f"max over an empty axis of a tensor of shape {x.shape}: the maximum "
-                         "of nothing has no value")
-    data = x.xp.max(x.data, axis=over, keepdims=keepdims)
-    return Tensor(data, parents=(x,), op="max", backward_rule=max_backward, saved=(over, keepdims))
+    return extremum(x, axis, keepdims, "max")
 
 
 def max_backward(out: Tensor) -> None:
@@ -120,3 +117,26 @@ def max_backward(out: Tensor) -> None:
     ties = xp.sum(winners, axis=over, keepdims=True)
     grad = unreduce(out.grad, x.shape, over, keepdims) / ties
     x.accumulate(winners * grad)
+
+
+def min(x: Tensor, axis: Axis = None, keepdims: bool = False) -> Tensor:
+    """The minimum over ``axis`` (all axes when None); ties share the gradient evenly."""
+    return extremum(x, axis, keepdims, "min")
+
+
+EXTREMA = {"max": "maximum", "min": "minimum"}
+
+
+def extremum(x: Tensor, axis: Axis, keepdims: bool, op: str) -> Tensor:
+    """The ``"max"`` or ``"min"`` node of ``x`` over ``axis``; either's rule is ``max_backward``.
+
+    That rule gives the gradient to the entries equal to the result, so it serves the
+    minimum as it serves the maximum, ties included.
+    """
+    over = axes(axis, x.shape)
+    if reduced_count(x.shape, over) == 0:
+        raise ValueError(f"{op} over an empty axis of a tensor of shape {x.shape}: the {EXTREMA[op]} "
+                         "of nothing has no value")
+    extreme = x.xp.max if op == "max" else x.xp.min
+    data = extreme(x.data, axis=over, keepdims=keepdims)
+    return Tensor(data, parents=(x,), op=op, backward_rule=max_backward, saved=(over, keepdims))

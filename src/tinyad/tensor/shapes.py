@@ -1,4 +1,4 @@
-"""Shape ops: ``reshape``, ``transpose`` and indexing.
+"""Shape ops, such as ``reshape``, ``transpose`` and indexing.
 
 They move numbers around without changing them, so their backward moves the
 gradient back: ``reshape`` reshapes it to the input's shape, ``transpose`` applies
@@ -7,8 +7,8 @@ Integer-array indexing may pick the same entry twice (``x[[0, 0]]``); each pick
 passes on its own gradient, so the scatter adds (``backend.scatter_add``, NumPy's
 ``np.add.at``) instead of assigning, and repeated indices accumulate.
 
-Each op is one block, the forward function then its rule. ``t.reshape``,
-``t.transpose``, ``t.T`` and ``t[...]`` call these.
+Each op is one block, the forward function then its rule. The Tensor methods of the
+same names, ``t.T`` and ``t[...]`` call these.
 """
 
 from __future__ import annotations

@@ -16,9 +16,10 @@ the scalar engine's three beats:
 
 The ops live in modules named for their kind, each op's forward and backward side
 by side: ``binary.py`` (``+ - * / ** @``, with broadcasting), ``elementwise.py``
-(``neg exp log tanh relu sigmoid sin cos``), ``reductions.py`` (``sum mean max``),
-``shapes.py`` (``reshape transpose`` and indexing) and ``functional.py`` (softmax,
-losses and layers as single fused nodes). The methods below call them.
+(each entry on its own, such as ``exp`` and ``tanh``), ``reductions.py`` (over axes, such
+as ``sum`` and ``max``), ``shapes.py`` (moving entries, such as ``reshape`` and indexing)
+and ``functional.py`` (softmax, losses and layers as single fused nodes). The methods
+below call them.
 
 ``Tensor(...)`` is the one constructor: a learner's call makes a leaf; an op passes
 the keyword-only ``parents``, ``op``, ``backward_rule`` and ``saved`` (what the rule
@@ -62,7 +63,7 @@ from typing import Any, Callable, Iterator, NoReturn, Sequence, Union
 import numpy as np
 
 from tinyad import graph
-from tinyad.checks import as_real
+from tinyad.validation import as_real
 from tinyad.tensor import grad_mode
 from tinyad.tensor.backend import (
     NUMPY, all_finite, cannot_combine, device, dtype_name, float_dtype, is_array, library, namespace,
@@ -285,6 +286,10 @@ class Tensor:
         """``1 / (1 + e ** -x)`` elementwise, in a form that never overflows."""
         return elementwise.sigmoid(self)
 
+    def softplus(self) -> Tensor:
+        """``log(1 + e ** x)`` elementwise, in a form that never overflows."""
+        return elementwise.softplus(self)
+
     def sin(self) -> Tensor:
         """``sin(x)`` elementwise."""
         return elementwise.sin(self)
@@ -306,6 +311,10 @@ class Tensor:
     def max(self, axis: int | tuple[int, ...] | None = None, keepdims: bool = False) -> Tensor:
         """The maximum over ``axis``; tied entries share the gradient evenly."""
         return reductions.max(self, axis, keepdims)
+
+    def min(self, axis: int | tuple[int, ...] | None = None, keepdims: bool = False) -> Tensor:
+        """The minimum over ``axis``; tied entries share the gradient evenly."""
+        return reductions.min(self, axis, keepdims)
 
     def reshape(self, *shape: Any) -> Tensor:
         """The same numbers in a new shape: ``t.reshape(2, 3)`` or ``t.reshape((2, 3))``."""

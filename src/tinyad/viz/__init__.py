@@ -1,15 +1,3 @@
-"""Pictures and widgets for the lessons; the engine never imports them.
+"""The same as ``tinyad.course.viz``, where the course keeps it; this name keeps working."""
 
-- ``tinyad.viz.drawing``: ``draw(root)``, the graph as a Graphviz picture;
-- ``tinyad.viz.stepper``: ``BackwardStepper(root)``, lesson 02's widget that steps the walk;
-- ``tinyad.viz.progressbar``: ``progress(steps, desc)``, a training loop's progress bar.
-
-They need the course's packages (graphviz, ipywidgets, tqdm, IPython), which
-``from tinyad import Value, Tensor`` does not.
-"""
-
-from tinyad.viz.drawing import draw
-from tinyad.viz.progressbar import progress
-from tinyad.viz.stepper import BackwardStepper
-
-__all__ = ["draw", "BackwardStepper", "progress"]
+from tinyad.course.viz import BackwardStepper, draw, progress  # noqa: F401

@@ -22,7 +22,7 @@ import graphviz
 import ipywidgets as widgets
 
 from tinyad import graph
-from tinyad.viz.drawing import INSTALL_HINT, MAX_NODES, Drawing, draw
+from tinyad.course.viz.drawing import INSTALL_HINT, MAX_NODES, Drawing, draw
 
 CURRENT_COLOUR = "gold"  # the node whose turn it is in this step
 DONE_COLOUR = "lightgrey"  # nodes already visited: their grad is final

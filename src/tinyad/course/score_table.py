@@ -1,0 +1,218 @@
+"""The score table: a pytest plugin that ends ``pytest --nbval-lax exercises/`` with one row per exercise.
+
+The repository's ``conftest.py`` loads it (``pytest_plugins``), so it is active from the
+repository root, from ``exercises/`` and in a learner's copy of the course. It only speaks
+when notebooks are graded lax (``--nbval-lax``, the learner's command) and they hold exercises.
+It uses only pytest's documented interface (a hook wrapper, ``item.path``,
+``config.invocation_params``), so it runs alike under every pytest the project allows (8 and 9):
+each notebook is named as the learner would type it from the folder pytest was started in.
+
+An exercise is a level-2 markdown heading ``## Exercise N: title`` and every cell after it
+up to the next level-2 heading. Its row says
+
+- ``passed``: every code cell of the exercise ran without an error;
+- ``not started``: the first cell that failed raised the blank's ``NotImplementedError``;
+- ``in progress``: the same, but some of the exercise's blanks are filled in (an answer
+  cell records how many blanks it was given, in ``metadata["tinyad"]["blanks"]``);
+- ``failed``: the first cell that failed raised anything else; the row gives the first line
+  of the check's hint (for a ``tinyad.course.grading`` check) or the error's name and message.
+
+A code blank is two lines, defined here once for the exercise maker and the table: nbgrader's
+``# YOUR CODE HERE``, then a ``raise NotImplementedError(...)`` whose message names the exercise
+and says where to write (``blank_line``). The table counts a blank by that second line, and
+also counts nbgrader's bare ``raise NotImplementedError()``.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+PASSED, FAILED, IN_PROGRESS, NOT_STARTED = "passed", "failed", "in progress", "not started"
+STUB_COMMENT = "# YOUR CODE HERE"  # the first line of a code blank (nbgrader's)
+BLANKS_KEY = "tinyad"  # an answer cell's metadata: {"blanks": how many code blanks it was given}
+EXERCISE = re.compile(r"^##\s+(Exercise\s+\d+\s*:.*?)\s*$", re.MULTILINE)
+SECTION = re.compile(r"^##\s", re.MULTILINE)
+HINT = re.compile(r"^\s*hint:\s*(.*)$", re.MULTILINE)
+BLANK_ERRORS = ("NotImplementedError", "NotStarted")  # grading.NotStarted is a NotImplementedError
+CHECK_FAILURES = ("AssertionError", "CheckFailed")  # tinyad.course.grading.CheckFailed is an AssertionError
+# A code blank's last line: blank_line's, or nbgrader's bare ``raise NotImplementedError()``.
+BLANK = re.compile(r'^[ \t]*raise NotImplementedError\((?:"[^"\n]* is not started: [^"\n]*")?\)[ \t]*$',
+                   re.MULTILINE)
+
+
+def blank_line(number: str | None = None) -> str:
+    """The line that ends a code blank of exercise ``number``: it raises a NotImplementedError
+    that names the exercise and says where the answer goes."""
+    exercise = f"Exercise {number}" if number else "This exercise"
+    return (f'raise NotImplementedError("{exercise} is not started: write your answer in place of '
+            f"'{STUB_COMMENT}' and this line\")")
+
+
+def blanks_in(source: str) -> int:
+    """How many code blanks ``source`` still holds."""
+    return len(BLANK.findall(source))
+
+
+@dataclass
+class Exercise:
+    """One row: the heading, the code cells under it, and the first failure among them."""
+
+    heading: str
+    cells: list = field(default_factory=list)
+    ran: int = 0
+    failure: tuple[str, str] | None = None  # (exception name, message) of the first failed cell
+
+    @property
+    def number(self) -> str:
+        """The N of ``Exercise N: title``."""
+        return self.heading.split()[1].rstrip(":")
+
+    def status(self) -> tuple[str, str]:
+        """(word, detail): ``passed``, ``failed`` with the hint's first line, ``in progress`` with
+        how many blanks are filled in, or ``not started``."""
+        if self.failure is None:
+            return (PASSED, "") if self.ran == len(self.cells) else (NOT_STARTED, "")
+        name, message = self.failure
+        if name in BLANK_ERRORS:
+            given, left = self.blanks()
+            if left == given:  # every blank still there (or a notebook that did not count them)
+                return NOT_STARTED, ""
+            if left:
+                return IN_PROGRESS, f"{given - left} of {given} blanks filled in"
+            # No blank is left: the learner's own code raised it, a failure like any other.
+        hint = HINT.search(message) if name in CHECK_FAILURES else None
+        if hint:
+            return FAILED, hint.group(1).strip()
+        lines = message.strip().splitlines()
+        return FAILED, f"{name}: {lines[0]}" if lines else name
+
+    def blanks(self) -> tuple[int, int]:
+        """(blanks the exercise was given, blanks still in it), from its answer cells."""
+        given = left = 0
+        for cell in self.cells:
+            count = cell.metadata.get(BLANKS_KEY, {}).get("blanks", 0)
+            if count:
+                given += count
+                left += blanks_in(cell.source)
+        return given, left
+
+
+def exercise_headings(cells: list) -> list[tuple[int, str] | None]:
+    """For each cell, the exercise it is in, as (the index of its ``## Exercise N: title``
+    cell, ``Exercise N: title``), or None outside the exercises. An exercise runs from its
+    heading to the next level-2 heading."""
+    found: list[tuple[int, str] | None] = []
+    current = None
+    for k, cell in enumerate(cells):
+        if cell.cell_type == "markdown" and SECTION.search(cell.source):
+            for line in cell.source.splitlines():
+                if SECTION.match(line):
+                    heading = EXERCISE.match(line)
+                    current = (k, re.sub(r"\s+", " ", heading.group(1))) if heading else None
+        found.append(current)
+    return found
+
+
+def exercises_of(cells: list) -> list[Exercise]:
+    """The exercises of a notebook's cells, each with the code cells of its section."""
+    found: dict[int, Exercise] = {}
+    for cell, section in zip(cells, exercise_headings(cells)):
+        if section is not None:
+            exercise = found.setdefault(section[0], Exercise(section[1]))
+            if cell.cell_type == "code":
+                exercise.cells.append(cell)
+    return list(found.values())
+
+
+class ScoreTable:
+    """Collects each exercise cell's outcome while pytest runs, and prints the table at the end."""
+
+    def __init__(self) -> None:
+        self.notebooks: dict[str, list[Exercise]] = {}  # in the order they ran
+        self.owner: dict[int, Exercise] = {}  # id(cell) -> its exercise
+
+    def exercise(self, item: Any) -> Exercise | None:
+        """The exercise that ``item`` (one of nbval's notebook cells) belongs to, if any."""
+        cell, notebook = getattr(item, "cell", None), getattr(item.parent, "nb", None)
+        if cell is None or notebook is None:
+            return None
+        name = shown_path(item.parent.path, item.config.invocation_params.dir)
+        if name not in self.notebooks:
+            self.notebooks[name] = exercises_of(notebook.cells)
+            for exercise in self.notebooks[name]:
+                self.owner.update((id(c), exercise) for c in exercise.cells)
+        return self.owner.get(id(cell))
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo):
+        """Note the outcome of each exercise cell's run, and pass pytest's report on unchanged."""
+        report = yield
+        exercise = self.exercise(item) if report.when == "call" else None
+        if exercise is not None:
+            exercise.ran += 1
+            if report.failed and exercise.failure is None:
+                exercise.failure = _error(item)
+        return report
+
+    def pytest_unconfigure(self, config: pytest.Config) -> None:
+        """Print the table last, after pytest's own summary line, so it is what a learner sees."""
+        reporter = config.pluginmanager.get_plugin("terminalreporter")
+        if reporter is not None:
+            self.write(reporter)
+
+    def write(self, terminalreporter: Any) -> None:
+        """The table: a line per notebook, a row per exercise, and the counts."""
+        rows = [(name, ex) for name, exercises in self.notebooks.items() for ex in exercises]
+        if not rows:
+            return
+        write = terminalreporter.write_line
+        terminalreporter.write_sep("=", "score")
+        width = max(len(ex.heading) for _, ex in rows)
+        counts = {PASSED: 0, FAILED: 0, IN_PROGRESS: 0, NOT_STARTED: 0}
+        for name, exercises in self.notebooks.items():
+            if exercises:
+                write(name)
+            for exercise in exercises:
+                word, detail = exercise.status()
+                counts[word] += 1
+                write(f"  {exercise.heading:<{width}}  {word}" + (f": {detail}" if detail else ""))
+        shown = [f"{n} {word}" for word, n in counts.items() if n or word != IN_PROGRESS]
+        write(f"{len(rows)} exercises: " + ", ".join(shown))
+
+
+def shown_path(path: Path, start: Path) -> str:
+    """``path`` as a learner would type it in ``start``, the folder pytest was started in.
+
+    Relative to ``start`` (``exercises/01_value.ipynb`` from the repository root,
+    ``01_value.ipynb`` from ``exercises/``, ``../course/exercises/01_value.ipynb`` from a folder
+    beside the course), but absolute when the two share no folder but the root of the file
+    system (started in ``/tmp``) or lie on different drives.
+    """
+    path, start = Path(path), Path(start)
+    try:
+        shared = Path(os.path.commonpath([path, start]))
+    except ValueError:  # different drives: no relative path exists
+        return path.as_posix()
+    if shared == Path(shared.anchor):
+        return path.as_posix()
+    return Path(os.path.relpath(path, start)).as_posix()
+
+
+def _error(item: Any) -> tuple[str, str]:
+    """(exception name, message) of the error output nbval recorded for a failed cell."""
+    for output in getattr(item, "test_outputs", None) or []:
+        if output.get("output_type") == "error":
+            return output.get("ename", "Error"), output.get("evalue", "")
+    return "Error", "the cell failed without an error output (a timeout, or a dead kernel)"
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Register the table when notebooks are graded lax (the learner's command)."""
+    if config.getoption("nbval_lax", default=False):
+        config.pluginmanager.register(ScoreTable(), "tinyad-score-table")

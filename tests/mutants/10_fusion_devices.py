@@ -1,0 +1,165 @@
+"""Wrong answers that lesson 10's checks must catch, and a right one they must accept."""
+
+MUTANTS = {
+    1: {  # a fused linear layer with ReLU
+        # Edits of the solution's two blocks: the forward (`a = ...`, `return Tensor(...)`) and the
+        # rule (`da = ...` and three guarded accumulates).
+        "wrong": {
+            "built from the primitive ops": [
+                ("    a = x.data @ w.data + b.data\n    return Tensor(np.maximum(a, 0, out=a), "
+                 "parents=(x, w, b), op=\"linear_relu\",\n                  "
+                 "backward_rule=linear_relu_backward)",
+                 "    return (x @ w + b).relu()"),
+            ],
+            "the pre-activation saved for the rule": [
+                ("    return Tensor(np.maximum(a, 0, out=a), parents=(x, w, b), op=\"linear_relu\",\n"
+                 "                  backward_rule=linear_relu_backward)",
+                 "    return Tensor(np.maximum(a, 0), parents=(x, w, b), op=\"linear_relu\",\n"
+                 "                  backward_rule=linear_relu_backward, saved=a)"),
+                ("da = out.grad * (out.data > 0)", "da = out.grad * (out.saved > 0)"),
+            ],
+            "relu's mask saved for the rule": [
+                ("    return Tensor(np.maximum(a, 0, out=a), parents=(x, w, b), op=\"linear_relu\",\n"
+                 "                  backward_rule=linear_relu_backward)",
+                 "    return Tensor(np.maximum(a, 0), parents=(x, w, b), op=\"linear_relu\",\n"
+                 "                  backward_rule=linear_relu_backward, saved=a > 0)"),
+                ("da = out.grad * (out.data > 0)", "da = out.grad * out.saved"),
+            ],
+            "no relu in backward": [("da = out.grad * (out.data > 0)", "da = out.grad")],
+            "the mask >= 0, true everywhere": [("da = out.grad * (out.data > 0)", "da = out.grad * (out.data >= 0)")],
+            "the bias's gradient not summed over the batch": [("b.accumulate(da.sum(axis=0))", "b.accumulate(da)")],
+            "the bias's gradient summed over the wrong axis": [
+                ("b.accumulate(da.sum(axis=0))", "b.accumulate(da.sum(axis=1)[:3])")],
+            "w's gradient without the transpose": [("w.accumulate(x.data.T @ da)", "w.accumulate(x.data @ da.T)")],
+            "x's gradient left out": [("    if x.requires_grad:\n        x.accumulate(da @ w.data.T)\n", "")],
+            "every parent fed, needed or not": [
+                ("    if x.requires_grad:\n        x.accumulate(da @ w.data.T)",
+                 "    x.accumulate(da @ w.data.T)"),
+            ],
+            "relu forgotten in forward": [
+                ("np.maximum(a, 0, out=a)", "a"),
+                ("da = out.grad * (out.data > 0)", "da = out.grad"),
+            ],
+        },
+        "right": [
+            ("    a = x.data @ w.data + b.data\n    return Tensor(np.maximum(a, 0, out=a), "
+             "parents=(x, w, b), op=\"linear_relu\",\n                  "
+             "backward_rule=linear_relu_backward)",
+             "    pre = x.data @ w.data + b.data\n"
+             "    return Tensor(np.where(pre > 0, pre, 0.0), parents=(x, w, b), op=\"linear_relu\",\n"
+             "                  backward_rule=linear_relu_backward)"),
+            ("    da = out.grad * (out.data > 0)\n",
+             "    da = np.where(out.data > 0, out.grad, 0.0)\n"),
+            ("b.accumulate(da.sum(axis=0))", "b.accumulate(np.ones(len(da)) @ da)"),
+        ],
+    },
+    2: {  # many small ops or one large one
+        "wrong": {
+            "no fixed cost": """
+                one_by_one = (k - 1) * 3 * n * itemsize / bandwidth
+                stacked = (k * n + n) * itemsize / bandwidth
+                return one_by_one, stacked
+            """,
+            "k ops one by one, not k - 1": """
+                one_by_one = k * (fixed + 3 * n * itemsize / bandwidth)
+                stacked = fixed + (k * n + n) * itemsize / bandwidth
+                return one_by_one, stacked
+            """,
+            "an add only reads": """
+                one_by_one = (k - 1) * (fixed + 2 * n * itemsize / bandwidth)
+                stacked = fixed + k * n * itemsize / bandwidth
+                return one_by_one, stacked
+            """,
+            "the stacked sum's write forgotten": """
+                one_by_one = (k - 1) * (fixed + 3 * n * itemsize / bandwidth)
+                stacked = fixed + k * n * itemsize / bandwidth
+                return one_by_one, stacked
+            """,
+            "8 bytes a number, whatever the itemsize": """
+                one_by_one = (k - 1) * (fixed + 3 * n * 8 / bandwidth)
+                stacked = fixed + (k * n + n) * 8 / bandwidth
+                return one_by_one, stacked
+            """,
+            "bytes times the bandwidth": """
+                one_by_one = (k - 1) * (fixed + 3 * n * itemsize * bandwidth)
+                stacked = fixed + (k * n + n) * itemsize * bandwidth
+                return one_by_one, stacked
+            """,
+            "the two swapped": """
+                one_by_one = (k - 1) * (fixed + 3 * n * itemsize / bandwidth)
+                stacked = fixed + (k * n + n) * itemsize / bandwidth
+                return stacked, one_by_one
+            """,
+            "a fixed cost per row of the stacked sum": """
+                one_by_one = (k - 1) * (fixed + 3 * n * itemsize / bandwidth)
+                stacked = k * fixed + (k * n + n) * itemsize / bandwidth
+                return one_by_one, stacked
+            """,
+            "the bandwidth taken as GB/s": """
+                one_by_one = (k - 1) * (fixed + 3 * n * itemsize / (bandwidth * 1e9))
+                stacked = fixed + (k * n + n) * itemsize / (bandwidth * 1e9)
+                return one_by_one, stacked
+            """,
+        },
+        "right": """
+            def op_seconds(numbers_moved):
+                return fixed + numbers_moved * itemsize / bandwidth
+
+            adds = [op_seconds(2 * n + n) for _ in range(k - 1)]
+            return float(sum(adds)), op_seconds(k * n + n)
+        """,
+    },
+    3: {  # one logsumexp for every array library
+        "wrong": {
+            "the naive formula": """
+                xp = array_namespace(x)
+                return xp.log(xp.sum(xp.exp(x), axis=axis))
+            """,
+            "the max subtracted but not added back": """
+                xp = array_namespace(x)
+                m = xp.max(x, axis=axis, keepdims=True)
+                return xp.log(xp.sum(xp.exp(x - m), axis=axis))
+            """,
+            "the max without keepdims": """
+                xp = array_namespace(x)
+                m = xp.max(x, axis=axis)
+                return m + xp.log(xp.sum(xp.exp(x - m), axis=axis))
+            """,
+            "one max over the whole array": """
+                xp = array_namespace(x)
+                m = xp.max(x)
+                return m + xp.log(xp.sum(xp.exp(x - m), axis=axis))
+            """,
+            "NumPy's methods": """
+                m = x.max(axis=axis, keepdims=True)
+                return np.squeeze(m, axis=axis) + np.log(np.exp(x - m).sum(axis=axis))
+            """,
+            "NumPy's functions": """
+                m = np.max(x, axis=axis, keepdims=True)
+                return np.squeeze(m, axis=axis) + np.log(np.sum(np.exp(x - m), axis=axis))
+            """,
+            "the reduced axis kept": """
+                xp = array_namespace(x)
+                m = xp.max(x, axis=axis, keepdims=True)
+                return m + xp.log(xp.sum(xp.exp(x - m), axis=axis, keepdims=True))
+            """,
+            "everything in float64": """
+                xp = array_namespace(x)
+                x = xp.astype(x, xp.float64)
+                m = xp.max(x, axis=axis, keepdims=True)
+                return xp.squeeze(m, axis=axis) + xp.log(xp.sum(xp.exp(x - m), axis=axis))
+            """,
+            "the result as a NumPy array": """
+                xp = array_namespace(x)
+                m = xp.max(x, axis=axis, keepdims=True)
+                return np.asarray(xp.squeeze(m, axis=axis) + xp.log(xp.sum(xp.exp(x - m), axis=axis)))
+            """,
+        },
+        "right": """
+            xp = array_namespace(x)
+            m = xp.max(x, axis=axis)
+            shifted = x - xp.expand_dims(m, axis=axis)
+            return m + xp.log(xp.sum(xp.exp(shifted), axis=axis))
+        """,
+    },
+}
