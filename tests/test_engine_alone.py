@@ -1,4 +1,6 @@
-"""The engine stands alone: importing it needs none of the course's drawing, widget or plot packages."""
+"""The engine stands alone: importing it needs none of the course's drawing, widget or plot packages,
+and of the packages outside Python's standard library it imports numpy and array_api_compat only
+(the other array libraries it can compute with, PyTorch, array_api_strict, CuPy, are optional)."""
 
 from __future__ import annotations
 
@@ -9,6 +11,8 @@ from pathlib import Path
 
 SRC = Path(__file__).resolve().parent.parent / "src"
 COURSE_PACKAGES = ("graphviz", "ipywidgets", "matplotlib", "tqdm", "IPython")
+ARRAY_LIBRARIES = ("torch", "array_api_strict", "cupy", "jax")
+BLOCKED = COURSE_PACKAGES + ARRAY_LIBRARIES
 
 # Put before the test's own code in a fresh interpreter: importing any of the course's
 # packages (or a module inside one) fails as it would where it is not installed.
@@ -19,7 +23,7 @@ BLOCKER = textwrap.dedent(
     class Blocker:
         def find_spec(self, name, path=None, target=None):
             top = name.partition(".")[0]
-            if top in {COURSE_PACKAGES!r}:
+            if top in {BLOCKED!r}:
                 raise ModuleNotFoundError(f"No module named {{top!r}}", name=top)
             return None
 
@@ -41,6 +45,7 @@ def run_blocked(code: str) -> subprocess.CompletedProcess:
 def test_the_engine_imports_and_runs_without_the_course_packages():
     result = run_blocked(
         """
+        before = set(sys.modules)
         from tinyad import Value, Tensor
         import tinyad.graph, tinyad.scalar, tinyad.tensor, tinyad.optim, tinyad.gradcheck
         y = (Value(2.0) * Value(3.0)).tanh()
@@ -52,6 +57,9 @@ def test_the_engine_imports_and_runs_without_the_course_packages():
         course = [name for name in sys.modules if name == "tinyad.course" or name.startswith(
             ("tinyad.course.", "tinyad.viz", "tinyad.grading", "tinyad.data", "tinyad.score_table"))]
         assert not course, course
+        imported = {name.partition(".")[0] for name in set(sys.modules) - before}
+        outside = imported - set(sys.stdlib_module_names) - {"tinyad"}
+        assert outside == {"numpy", "array_api_compat"}, sorted(outside)
         print("engine ok")
         """
     )

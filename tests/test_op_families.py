@@ -1,4 +1,4 @@
-"""Every row of tests/op_families.py, on every case, checked three ways.
+"""Every row of tests/op_families.py, on every case, checked four ways.
 
 - By finite differences, without PyTorch: Tensors in float64 (every element of every input,
   the output weighted at random so the whole vector-Jacobian product counts), and Values
@@ -6,6 +6,9 @@
 - In float32: the same inputs, the same upstream gradient; the output and the gradients,
   float32 arrays of the inputs' shapes, agree with float64's to float32's precision.
 - Against PyTorch in float64, where it is installed (skipped, with the reason, where not).
+- On the arrays of another library (tests/array_libraries.py: array_api_strict, which refuses
+  anything outside the array API standard, and PyTorch's CPU tensors): NumPy's numbers to 1e-12
+  in float64, and the output and every gradient arrays of that library.
 
 Inputs are drawn from each row's domains, seeded by the row's and the case's names. Last, a
 ``*_backward`` rule in src/ that no row's graph uses fails the test that looks for them.
@@ -23,6 +26,8 @@ import pytest
 
 import tinyad
 from tinyad import Tensor, Value, gradcheck, topo_sort
+from tinyad.tensor.backend import to_numpy
+from array_libraries import LIBRARIES, TOLERANCE as SAME, kind, namespace, to  # tests/array_libraries.py
 from op_families import FAMILIES, Case, Op, draw  # tests/op_families.py
 from torch_reference import needs_torch, torch  # tests/torch_reference.py
 
@@ -138,6 +143,41 @@ def test_value_matches_torch(family, name):
         np.testing.assert_allclose(out.data, expected.item(), **TOLERANCE[np.float64])
         for v, r in zip(values, references):
             np.testing.assert_allclose(v.grad, r.grad.item(), **TOLERANCE[np.float64])
+
+
+# -- on other array libraries -------------------------------------------------------------------
+
+# The cases array_api_strict refuses, and why: the standard defines no index with one integer
+# array for a 2-D array, nor integer arrays beside slices (the library refuses the index), and
+# no unbuffered scatter-add, which the gradient of repeated integer indices needs (the engine
+# refuses the backward, naming the library: tensor/backend.py).
+OUTSIDE_THE_STANDARD = {
+    ("shapes", "getitem", "[0, 2, 0, 0] repeated"): (IndexError, "only specifies 1 dimensions"),
+    ("shapes", "getitem", ":, [[0, 0], [1, 3]]"): (IndexError, "only allowed with integer indices"),
+    ("shapes", "getitem", "[0, 1, 1], [3, 3, 3] repeated"): (TypeError, "scatter-add.*array_api_strict"),
+}
+
+
+@pytest.mark.parametrize("library", LIBRARIES)
+@pytest.mark.parametrize("family,name,label", TENSOR_CASES)
+def test_tensor_in_another_library_gives_numpys_numbers(library, family, name, label):
+    op, case, arrays, upstream = tensor_case(family, name, label)
+    expected, expected_inputs = run_tensors(op, case, arrays, upstream, np.float64)
+    xp = namespace(library)
+    inputs = [Tensor(to(xp, a), requires_grad=True) for a in arrays]
+    refused = OUTSIDE_THE_STANDARD.get((family, name, label)) if library == "array_api_strict" else None
+    if refused:
+        with pytest.raises(refused[0], match=refused[1]):
+            op.f(*inputs, **case.kwargs).backward(to(xp, upstream))
+        return
+    out = op.f(*inputs, **case.kwargs)
+    out.backward(to(xp, upstream))
+    assert type(out.data) is kind(xp) and out.shape == expected.shape
+    np.testing.assert_allclose(out.numpy(), expected.data, **SAME)
+    for x, e in zip(inputs, expected_inputs):
+        assert type(x.grad) is kind(xp), "a gradient stays in its tensor's library"
+        assert x.grad.dtype == x.dtype and tuple(x.grad.shape) == x.shape
+        np.testing.assert_allclose(to_numpy(x.grad), e.grad, **SAME)
 
 
 # -- every backward rule has a row ----------------------------------------------------------

@@ -7,6 +7,10 @@ order ``eps**2``. ``gradcheck`` compares it with what ``backward`` computed.
 ``eps`` must be small (below 1) but not lost in rounding (``x + eps != x`` for every
 input entry); a step that leaves the domain of ``f`` (``log`` nudged below 0) is
 reported as such, with a smaller ``eps`` suggested.
+
+A Tensor of any array library is checked the same way: the differences are taken in NumPy,
+in float64, and each nudged point goes back into the input's library and onto its device
+(``new_leaf``).
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ from typing import Any, Callable
 import numpy as np
 
 from tinyad import graph
+from tinyad.tensor.backend import to_numpy
 from tinyad.validation import check_setting
 
 
@@ -29,12 +34,13 @@ def _scalar(out: Any) -> float:
     data = out.data
     if isinstance(data, float):
         return data
+    data = to_numpy(data)
     if np.size(data) != 1:
         raise ValueError(
             f"gradcheck needs f to return a single number, got shape {np.shape(data)}: "
             "reduce it first, for example with .sum()"
         )
-    return float(np.asarray(data, dtype=np.float64).reshape(()))
+    return float(data.reshape(()))
 
 
 def _name(i: int, x: Any) -> str:
@@ -77,7 +83,7 @@ def gradcheck(
         _check_step(eps, i, x)
     # The engine's answer: one backward through new leaves holding the inputs' data (a
     # Tensor's in float64), so the inputs themselves are never touched.
-    leaves = [x.new_leaf(x.data if isinstance(x.data, float) else np.asarray(x.data, dtype=np.float64))
+    leaves = [x.new_leaf(x.data if isinstance(x.data, float) else to_numpy(x.data).astype(np.float64))
               for x in inputs]
     out = f(*leaves)
     _scalar(out)
@@ -85,11 +91,11 @@ def gradcheck(
         out.backward()
     # else: a Tensor that depends on no input (a constant): every gradient is 0,
     # and the finite differences below must agree.
-    analytic = [np.array(leaf.grad, dtype=np.float64) if leaf.has_grad() else np.zeros(np.shape(leaf.data))
-                for leaf in leaves]
+    analytic = [np.array(to_numpy(leaf.grad), dtype=np.float64) if leaf.has_grad()
+                else np.zeros(np.shape(to_numpy(leaf.data))) for leaf in leaves]
 
     for i, x in enumerate(inputs):
-        original = leaves[i].data
+        original = leaves[i].data if isinstance(leaves[i].data, float) else to_numpy(leaves[i].data)
 
         def f_at(point: Any, i: int = i, x: Any = x, original: Any = original) -> float:
             """f with input ``i`` replaced by a leaf holding ``point``: what finite differences nudge."""
@@ -135,7 +141,7 @@ def _check_step(eps: float, i: int, x: Any) -> None:
     Where they do not, both sides of the central difference are ``f(x)`` and it gives 0,
     whatever the gradient is.
     """
-    data = np.asarray(x.data, dtype=np.float64)
+    data = np.asarray(to_numpy(x.data), dtype=np.float64)
     lost = (data + eps == data) | (data - eps == data)
     if lost.any():
         index, where = _first(lost)

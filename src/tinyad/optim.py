@@ -5,8 +5,9 @@ that has a gradient; ``state`` is that parameter's own dict (a momentum buffer, 
 moments), kept from step to step in ``optimizer.state``. ``SGD.update`` and
 ``Adam.update`` are the rules themselves, public and short, for a lesson to print.
 
-They read and write only ``p.data`` and ``p.grad``, so the same classes drive
-``Value`` parameters (floats) and ``Tensor`` parameters (NumPy arrays). The
+They read and write only ``p.data`` and ``p.grad``, with arithmetic operators alone, so the
+same classes drive ``Value`` parameters (floats) and ``Tensor`` parameters (arrays of NumPy or
+of any library that follows the array API standard, on any device). The
 update rules are ``torch.optim.SGD``'s and ``torch.optim.Adam``'s, in the same
 order of operations, so the same run gives the same numbers in both, to rounding.
 
@@ -21,19 +22,22 @@ from __future__ import annotations
 
 import math
 import numbers
-from typing import Any, Iterable
+from typing import Any, Iterable, NoReturn
 
 import numpy as np
 
 from tinyad.validation import check_setting
 from tinyad.graph import is_node
+from tinyad.tensor.backend import NUMPY, all_finite, describe, dtype_name, is_array, namespace, same_device
 
 
 class Setting:
     """An optimiser's number, checked (``check_setting``) every time it is set.
 
     ``SGD(params, lr=0.1)`` and a later ``opt.lr = 0.01`` are checked alike, and the number
-    is stored as a float: nan, or a value out of range, never reaches ``update``.
+    is stored as a float: nan, or a value out of range, never reaches ``update``. Reading
+    ``opt.lr`` finds the stored float in the optimiser's ``__dict__`` directly: a descriptor
+    without ``__get__`` is asked only when the attribute is set.
     """
 
     def __init__(self, low: float, high: float | None = None, low_allowed: bool = True) -> None:
@@ -41,9 +45,6 @@ class Setting:
 
     def __set_name__(self, owner: type, name: str) -> None:
         self.name = name  # the attribute it is: "lr", "momentum", ...
-
-    def __get__(self, optimiser: Any, owner: type | None = None) -> Any:
-        return self if optimiser is None else optimiser.__dict__[self.name]
 
     def __set__(self, optimiser: Any, value: Any) -> None:
         optimiser.__dict__[self.name] = check_setting(self.name, value, *self.limits)
@@ -192,34 +193,68 @@ def _parameter_list(params: Any) -> list:
 
 
 def _is_real(grad: Any) -> bool:
-    """Whether ``grad`` is a real number (not a bool) or a NumPy array of ints or floats."""
+    """Whether ``grad`` is a real number (not a bool) or an array of ints or floats."""
     if isinstance(grad, np.ndarray):
         return grad.dtype.kind in "iuf"
+    if is_array(grad) and not isinstance(grad, np.generic):
+        return namespace(grad).isdtype(grad.dtype, ("integral", "real floating"))
     return isinstance(grad, numbers.Real) and not isinstance(grad, bool)
 
 
 def _check_grad(k: int, p: Any) -> None:
-    """A finite gradient of the parameter's own shape, or a TypeError or ValueError naming what is wrong."""
-    if type(p.grad) is float and type(p.data) is float:  # a Value's: one number each, quickly
-        if not math.isfinite(p.grad):
-            raise ValueError(f"parameter {k} has the gradient {p.grad}: the update would make it {p.grad}")
+    """A finite gradient of the parameter's own shape, library and device, or a TypeError or
+    ValueError naming what is wrong."""
+    g, data = p.grad, p.data
+    if type(g) is float and type(data) is float:  # a Value's: one number each, quickly
+        if not math.isfinite(g):
+            raise ValueError(f"parameter {k} has the gradient {g}: the update would make it {g}")
         return
-    if not _is_real(p.grad):  # a list or a string would fail later, in NumPy's words
-        is_array = isinstance(p.grad, np.ndarray)
-        what = f"an array of dtype {p.grad.dtype}" if is_array else f"a {type(p.grad).__name__}"
-        raise TypeError(
-            f"parameter {k}'s gradient is {what} ({p.grad!r:.60}): a gradient is a real number (a "
-            "Value's) or a NumPy array of real numbers in its parameter's shape (a Tensor's)"
-        )
-    grad_shape, data_shape = np.shape(p.grad), np.shape(p.data)
+    if type(g) is np.ndarray and type(data) is np.ndarray:  # a NumPy Tensor's, quickly
+        if g.dtype.kind not in "iuf":
+            _not_real(k, g)
+        _check_shape(k, g.shape, data.shape)
+        if not all_finite(g, NUMPY):
+            _not_finite(k, g, np)
+        return
+    if not _is_real(g):  # a list or a string would fail later, in the library's words
+        _not_real(k, g)
+    xp = namespace(g) if is_array(g) else NUMPY
+    if is_array(g) and is_array(data):
+        own = namespace(data)
+        if own is not xp or not same_device(g, data, xp):
+            where = own is xp
+            raise TypeError(
+                f"parameter {k} is {describe(data, own, where)} but its gradient is "
+                f"{describe(g, xp, where)}: a gradient must be in its parameter's library and on its device"
+            )
+    _check_shape(k, _shape(g), _shape(data))
+    if not all_finite(g, xp):
+        _not_finite(k, g, xp)
+
+
+def _shape(x: Any) -> tuple[int, ...]:
+    return tuple(x.shape) if is_array(x) else np.shape(x)
+
+
+def _not_real(k: int, g: Any) -> NoReturn:
+    what = f"an array of dtype {dtype_name(g.dtype)}" if is_array(g) else f"a {type(g).__name__}"
+    raise TypeError(
+        f"parameter {k}'s gradient is {what} ({g!r:.60}): a gradient is a real number (a "
+        "Value's) or an array of real numbers in its parameter's shape (a Tensor's)"
+    )
+
+
+def _check_shape(k: int, grad_shape: tuple[int, ...], data_shape: tuple[int, ...]) -> None:
     if grad_shape != data_shape:
         raise ValueError(
             f"parameter {k} has shape {data_shape} but its grad has shape {grad_shape}: the "
             "update would change the parameter's shape; a gradient must have its parameter's shape"
         )
-    if not np.isfinite(p.grad).all():
-        bad = int(np.size(p.grad) - np.isfinite(p.grad).sum())
-        raise ValueError(
-            f"parameter {k}'s gradient has {bad} nan or inf entries: the update would write them "
-            "into the parameter"
-        )
+
+
+def _not_finite(k: int, g: Any, xp: Any) -> NoReturn:
+    bad = int(xp.count_nonzero(~xp.isfinite(g)))
+    raise ValueError(
+        f"parameter {k}'s gradient has {bad} nan or inf entries: the update would write them "
+        "into the parameter"
+    )

@@ -1,7 +1,8 @@
 """The array engine: ``Tensor``, stable functions, networks, and memory tools.
 
-A ``Tensor`` is one node holding a whole NumPy array. Its backward pass is the
-same walk as the scalar engine's (``tinyad.graph``).
+A ``Tensor`` is one node holding a whole array: NumPy's, or one of any library that follows
+the Python array API standard (``tensor.backend``). Its backward pass is the same walk as the
+scalar engine's (``tinyad.graph``).
 """
 
 from tinyad.tensor import functional, nn

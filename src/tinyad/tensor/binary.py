@@ -8,9 +8,11 @@ once per copy, so its gradient is the sum over the copies: every rule here passe
 its parent's gradient through ``sum_to_shape`` before adding it in. Matrix
 multiplication broadcasts only its batch axes, and sums them back the same way.
 
-Either operand may be a Tensor, a NumPy array or a Python number
-(``tensor.as_tensor`` makes the constant). A shape that does not broadcast raises
-``ValueError`` naming both shapes.
+Either operand may be a Tensor, an array or a Python number (``tensor.as_tensor`` makes
+the constant, a number in the other operand's library). Both must be of one library and on
+one device, else a ``TypeError`` names both; a shape that does not broadcast raises
+``ValueError`` naming both shapes. The arithmetic is the arrays' own operators (``+``,
+``@``, ...), which every library that follows the array API standard defines.
 
 Contents: ``add``, ``mul``, ``div``, ``power``, ``matmul``, each with its ``*_backward``
 rule (``power``'s checks the gradient it passes on, ``through_power``), and ``sub``, which
@@ -19,27 +21,34 @@ adds the negation.
 
 from __future__ import annotations
 
+import operator
 from typing import Any, Callable
 
 import numpy as np
 
 from tinyad.tensor import elementwise
+from tinyad.tensor.backend import NUMPY, dtype_name, errstate, to_numpy
 from tinyad.tensor.gradients import sum_to_shape
-from tinyad.tensor.tensor import Tensor, as_tensor
+from tinyad.tensor.tensor import Tensor, as_tensor, same_place
 
 
-def operands(a: Any, b: Any) -> tuple[Tensor, Tensor]:
-    """Both operands as Tensors; a number or an array takes the other operand's dtype."""
-    if isinstance(a, Tensor):
-        return a, as_tensor(b, like=a)
-    return as_tensor(a, like=b), b
+def operands(a: Any, b: Any, op: str) -> tuple[Tensor, Tensor]:
+    """Both operands as Tensors of one library on one device; a number or an integer array takes
+    the other operand's dtype."""
+    if not isinstance(a, Tensor):
+        a = as_tensor(a, like=b)
+    elif not isinstance(b, Tensor):
+        b = as_tensor(b, like=a)
+    if a.xp is not b.xp or a.xp is not NUMPY:  # two NumPy arrays are both on the CPU
+        same_place(op, a, b)
+    return a, b
 
 
-def broadcast(function: Callable, a: Tensor, b: Tensor, op: str) -> np.ndarray:
+def broadcast(function: Callable, a: Tensor, b: Tensor, op: str) -> Any:
     """``function(a.data, b.data)``, or a ValueError naming both shapes if they do not broadcast."""
     try:
         return function(a.data, b.data)
-    except ValueError:
+    except (ValueError, RuntimeError):  # RuntimeError: PyTorch's word for it
         raise cannot_broadcast(a, b, op) from None
 
 
@@ -52,8 +61,8 @@ def cannot_broadcast(a: Tensor, b: Tensor, op: str) -> ValueError:
 
 
 def add(a: Any, b: Any) -> Tensor:
-    a, b = operands(a, b)
-    data = broadcast(np.add, a, b, "+")
+    a, b = operands(a, b, "+")
+    data = broadcast(operator.add, a, b, "+")
     return Tensor(data, parents=(a, b), op="+", backward_rule=add_backward)
 
 
@@ -69,9 +78,9 @@ def add_backward(out: Tensor) -> None:
 
 def sub(a: Any, b: Any) -> Tensor:
     """``a + (-b)``, as in the scalar engine: two nodes when ``b`` needs a gradient, one if not."""
-    a, b = operands(a, b)
+    a, b = operands(a, b, "-")
     try:
-        np.broadcast_shapes(a.shape, b.shape)
+        np.broadcast_shapes(a.shape, b.shape)  # shapes only: tuples of ints, whatever the library
     except ValueError:  # say so now, naming the '-' that was written
         raise cannot_broadcast(a, b, "-") from None
     return add(a, elementwise.neg(b))
@@ -81,8 +90,8 @@ def sub(a: Any, b: Any) -> Tensor:
 
 
 def mul(a: Any, b: Any) -> Tensor:
-    a, b = operands(a, b)
-    data = broadcast(np.multiply, a, b, "*")
+    a, b = operands(a, b, "*")
+    data = broadcast(operator.mul, a, b, "*")
     return Tensor(data, parents=(a, b), op="*", backward_rule=mul_backward)
 
 
@@ -99,13 +108,13 @@ def mul_backward(out: Tensor) -> None:
 
 
 def div(a: Any, b: Any) -> Tensor:
-    a, b = operands(a, b)
-    if not b.data.all():
-        zeros = b.data.size - np.count_nonzero(b.data)
+    a, b = operands(a, b, "/")
+    if not b.xp.all(b.data):
+        zeros = b.size - int(b.xp.count_nonzero(b.data))
         raise ZeroDivisionError(
             f"division by zero: the divisor of shape {b.shape} has {zeros} zero entries"
         )
-    data = broadcast(np.divide, a, b, "/")
+    data = broadcast(operator.truediv, a, b, "/")
     return Tensor(data, parents=(a, b), op="/", backward_rule=div_backward)
 
 
@@ -124,20 +133,22 @@ def div_backward(out: Tensor) -> None:
 
 def power(base: Any, exponent: Any) -> Tensor:
     """``base ** exponent``: either may be a Tensor, an array or a number."""
-    base, exponent = operands(base, exponent)
-    with np.errstate(divide="ignore", invalid="ignore"):  # those entries are refused below
-        data = broadcast(np.power, base, exponent, "**")
-    b = np.broadcast_to(base.data, data.shape)
-    e = np.broadcast_to(exponent.data, data.shape)
-    fractional_of_negative = (b < 0) & (e != np.round(e))
-    if fractional_of_negative.any():
+    base, exponent = operands(base, exponent, "**")
+    xp = base.xp
+    with errstate(divide="ignore", invalid="ignore"):  # those entries are refused below
+        data = broadcast(operator.pow, base, exponent, "**")
+    b = xp.broadcast_to(base.data, data.shape)
+    e = xp.broadcast_to(exponent.data, data.shape)
+    fractional_of_negative = (b < 0) & (e != xp.round(e))
+    if xp.any(fractional_of_negative):
         raise ValueError(
-            f"base ** exponent: {int(fractional_of_negative.sum())} entries raise a negative base "
-            "to a fractional power, which is not a real number"
+            f"base ** exponent: {int(xp.count_nonzero(fractional_of_negative))} entries raise a "
+            "negative base to a fractional power, which is not a real number"
         )
-    if ((b == 0) & (e < 0)).any():
-        raise ZeroDivisionError(f"base ** exponent: {int(((b == 0) & (e < 0)).sum())} entries "
-                                "raise 0 to a negative power, which is infinite")
+    zero_to_negative = (b == 0) & (e < 0)
+    if xp.any(zero_to_negative):
+        raise ZeroDivisionError(f"base ** exponent: {int(xp.count_nonzero(zero_to_negative))} "
+                                "entries raise 0 to a negative power, which is infinite")
     op = "**" if exponent.requires_grad or exponent.size != 1 else f"**{exponent.item():g}"
     return Tensor(data, parents=(base, exponent), op=op, backward_rule=power_backward)
 
@@ -145,47 +156,50 @@ def power(base: Any, exponent: Any) -> Tensor:
 def power_backward(out: Tensor) -> None:
     # d(b**e)/db = e * b**(e-1) and d(b**e)/de = b**e * log(b).
     base, exponent = out.parents
+    xp = out.xp
     b, e = base.data, exponent.data
     if base.requires_grad:
-        if ((b == 0) & (e != 0) & (e < 1)).any():
+        if xp.any((b == 0) & (e != 0) & (e < 1)):
             raise ZeroDivisionError("the derivative of x ** n at x = 0 is infinite for n < 1")
-        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-            slope = np.where(e == 0, 0.0, e * b ** (e - 1))  # b**0 is constant: slope 0
-        if not np.isfinite(slope).all():
+        with errstate(divide="ignore", invalid="ignore", over="ignore"):
+            slope = xp.where(e == 0, 0.0, e * b ** (e - 1))  # b**0 is constant: slope 0
+        if not xp.all(xp.isfinite(slope)):
             raise OverflowError(f"the derivative of base ** exponent overflows a float at "
-                                f"{int((~np.isfinite(slope)).sum())} entries")
+                                f"{int(xp.count_nonzero(~xp.isfinite(slope)))} entries")
         base.accumulate(sum_to_shape(through_power(out, slope, "base"), base.shape))
     if exponent.requires_grad:
         # 0 ** e is 0 for every e > 0 (the only exponents allowed at 0), so its slope in e is 0;
         # a negative base has no real log.
-        if (b < 0).any():
+        if xp.any(b < 0):
             raise ValueError(
                 f"the gradient of base ** exponent for the exponent needs log(base), but "
-                f"{int((b < 0).sum())} entries of the base are < 0"
+                f"{int(xp.count_nonzero(b < 0))} entries of the base are < 0"
             )
         # The entries at 0 are replaced; an overflow is refused by through_power.
-        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-            slope = np.where(b == 0, 0.0, out.data * np.log(b))
+        with errstate(divide="ignore", invalid="ignore", over="ignore"):
+            slope = xp.where(b == 0, 0.0, out.data * xp.log(b))
         exponent.accumulate(sum_to_shape(through_power(out, slope, "exponent"), exponent.shape))
 
 
-def through_power(out: Tensor, slope: np.ndarray, to: str) -> np.ndarray:
+def through_power(out: Tensor, slope: Any, to: str) -> Any:
     """``out.grad * slope``, what ``**`` passes to its ``to`` (base or exponent), entry by entry.
 
     A product beyond the float type is an OverflowError naming the first such entry's
     numbers, never a silent inf: the forward result fits, but its gradient need not.
     """
-    with np.errstate(over="ignore", invalid="ignore"):  # refused just below, with the numbers
+    xp = out.xp
+    with errstate(over="ignore", invalid="ignore"):  # refused just below, with the numbers
         grad = out.grad * slope
-    bad = ~np.isfinite(grad)
-    if bad.any():
+    if not xp.all(xp.isfinite(grad)):
+        bad = ~np.isfinite(to_numpy(grad))
         first = tuple(int(i) for i in np.argwhere(bad)[0])
-        b, e = (np.broadcast_to(parent.data, grad.shape)[first] for parent in out.parents)
+        b, e = (np.broadcast_to(to_numpy(parent.data), bad.shape)[first] for parent in out.parents)
+        incoming, local = to_numpy(out.grad)[first], np.broadcast_to(to_numpy(slope), bad.shape)[first]
         raise OverflowError(
-            f"the gradient through base ** exponent to the {to} overflows {grad.dtype} at "
-            f"{int(bad.sum())} entries: at index {first}, base {b:.6g} and exponent {e:.6g}, the "
-            f"incoming gradient {out.grad[first]:.6g} times the slope {slope[first]:.6g} is beyond "
-            f"about {np.finfo(grad.dtype).max:.2g}"
+            f"the gradient through base ** exponent to the {to} overflows {dtype_name(grad.dtype)} "
+            f"at {int(bad.sum())} entries: at index {first}, base {b:.6g} and exponent {e:.6g}, the "
+            f"incoming gradient {incoming:.6g} times the slope {local:.6g} is beyond "
+            f"about {float(xp.finfo(grad.dtype).max):.2g}"
         )
     return grad
 
@@ -195,12 +209,12 @@ def through_power(out: Tensor, slope: np.ndarray, to: str) -> np.ndarray:
 
 def matmul(a: Any, b: Any) -> Tensor:
     """NumPy's matmul rules: 1-D, 2-D, and batches of matrices whose batch axes broadcast."""
-    a, b = operands(a, b)
+    a, b = operands(a, b, "@")
     if a.ndim == 0 or b.ndim == 0:
         raise ValueError(f"@ needs operands with at least one axis, got shapes {a.shape} and {b.shape}")
     try:
         data = a.data @ b.data
-    except ValueError:
+    except (ValueError, RuntimeError):  # RuntimeError: PyTorch's word for it
         k_a, k_b = a.shape[-1], b.shape[-2] if b.ndim > 1 else b.shape[0]
         if k_a != k_b:
             why = f"the inner dimensions {k_a} and {k_b} differ"
@@ -215,16 +229,16 @@ def matmul_backward(out: Tensor) -> None:
     # each summed over the batch axes that broadcasting stretched. A 1-D operand is a
     # row (A) or a column (B) whose extra axis the product dropped: put it back first.
     a, b = out.parents
-    A = a.data if a.ndim > 1 else a.data[np.newaxis, :]
-    B = b.data if b.ndim > 1 else b.data[:, np.newaxis]
+    A = a.data if a.ndim > 1 else a.data[None, :]
+    B = b.data if b.ndim > 1 else b.data[:, None]
     grad = out.grad
     if b.ndim == 1:
-        grad = np.expand_dims(grad, -1)
+        grad = grad[..., None]
     if a.ndim == 1:
-        grad = np.expand_dims(grad, -2)
+        grad = grad[..., None, :]
     if a.requires_grad:
-        grad_a = grad @ np.swapaxes(B, -1, -2)
-        a.accumulate(sum_to_shape(grad_a, A.shape).reshape(a.shape))
+        grad_a = grad @ B.mT  # .mT: the transpose of the last two axes
+        a.accumulate(out.xp.reshape(sum_to_shape(grad_a, A.shape), a.shape))
     if b.requires_grad:
-        grad_b = np.swapaxes(A, -1, -2) @ grad
-        b.accumulate(sum_to_shape(grad_b, B.shape).reshape(b.shape))
+        grad_b = A.mT @ grad
+        b.accumulate(out.xp.reshape(sum_to_shape(grad_b, B.shape), b.shape))

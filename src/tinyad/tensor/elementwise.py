@@ -15,14 +15,24 @@ where an entry is <= 0. ``sigmoid`` uses a form that never overflows, ``stable_s
 
 from __future__ import annotations
 
-import numpy as np
+import math
+from typing import Any
 
+from tinyad.tensor.backend import dtype_name, namespace
 from tinyad.tensor.tensor import Tensor
 
-# exp(x) is finite for x up to log(largest float) and inf beyond.
-EXP_LIMIT = {
-    np.dtype(dtype): float(np.log(np.finfo(dtype).max)) for dtype in (np.float32, np.float64)
-}
+# exp(x) is finite for x up to log(largest float) and inf beyond: the limit for each dtype
+# met so far (NumPy's, torch's, ...), worked out once from the library's finfo.
+EXP_LIMIT: dict[tuple[Any, Any], float] = {}
+
+
+def exp_limit(x: Tensor) -> float:
+    """The largest input whose exp is finite in ``x``'s dtype."""
+    key = (x.xp, x.dtype)  # libraries' dtypes are not compared with each other
+    limit = EXP_LIMIT.get(key)
+    if limit is None:
+        limit = EXP_LIMIT[key] = math.log(float(x.xp.finfo(x.dtype).max))
+    return limit
 
 
 def neg(x: Tensor) -> Tensor:
@@ -35,13 +45,13 @@ def neg_backward(out: Tensor) -> None:
 
 def exp(x: Tensor) -> Tensor:
     """``e ** x``; OverflowError naming how many entries would be inf."""
-    limit = EXP_LIMIT[x.dtype]
-    if x.size and x.data.max() > limit:
+    xp, limit = x.xp, exp_limit(x)
+    if x.size and xp.max(x.data) > limit:
         raise OverflowError(
-            f"exp overflows {x.dtype} at {int((x.data > limit).sum())} entries (the largest "
-            f"input is {x.data.max():.6g}; exp of more than {limit:.2f} is inf)"
+            f"exp overflows {dtype_name(x.dtype)} at {int(xp.count_nonzero(x.data > limit))} entries "
+            f"(the largest input is {float(xp.max(x.data)):.6g}; exp of more than {limit:.2f} is inf)"
         )
-    return Tensor(np.exp(x.data), parents=(x,), op="exp", backward_rule=exp_backward)
+    return Tensor(xp.exp(x.data), parents=(x,), op="exp", backward_rule=exp_backward)
 
 
 def exp_backward(out: Tensor) -> None:
@@ -50,12 +60,13 @@ def exp_backward(out: Tensor) -> None:
 
 def log(x: Tensor) -> Tensor:
     """The natural log; ValueError naming how many entries are <= 0 and the smallest."""
-    if x.size and x.data.min() <= 0:
+    xp = x.xp
+    if x.size and xp.min(x.data) <= 0:
         raise ValueError(
-            f"log needs positive entries: {int((x.data <= 0).sum())} of the {x.size} entries "
-            f"are <= 0 (the smallest is {x.data.min():.6g})"
+            f"log needs positive entries: {int(xp.count_nonzero(x.data <= 0))} of the {x.size} "
+            f"entries are <= 0 (the smallest is {float(xp.min(x.data)):.6g})"
         )
-    return Tensor(np.log(x.data), parents=(x,), op="log", backward_rule=log_backward)
+    return Tensor(xp.log(x.data), parents=(x,), op="log", backward_rule=log_backward)
 
 
 def log_backward(out: Tensor) -> None:
@@ -64,7 +75,7 @@ def log_backward(out: Tensor) -> None:
 
 
 def tanh(x: Tensor) -> Tensor:
-    return Tensor(np.tanh(x.data), parents=(x,), op="tanh", backward_rule=tanh_backward)
+    return Tensor(x.xp.tanh(x.data), parents=(x,), op="tanh", backward_rule=tanh_backward)
 
 
 def tanh_backward(out: Tensor) -> None:
@@ -73,17 +84,19 @@ def tanh_backward(out: Tensor) -> None:
 
 
 def relu(x: Tensor) -> Tensor:
-    return Tensor(np.maximum(x.data, 0), parents=(x,), op="relu", backward_rule=relu_backward)
+    return Tensor(x.xp.maximum(x.data, 0.0), parents=(x,), op="relu", backward_rule=relu_backward)
 
 
 def relu_backward(out: Tensor) -> None:
-    out.parents[0].accumulate(out.grad * (out.data > 0))  # slope 1 where x > 0, else 0
+    slope = out.xp.astype(out.data > 0, out.dtype)  # 1 where x > 0, else 0
+    out.parents[0].accumulate(out.grad * slope)
 
 
-def stable_sigmoid(a: np.ndarray) -> np.ndarray:
+def stable_sigmoid(a: Any) -> Any:
     """``1 / (1 + exp(-a))`` of an array, as ``1 / (1 + z)`` or ``z / (1 + z)`` with ``z = exp(-|a|)``."""
-    z = np.exp(-np.abs(a))  # in [0, 1]: exp only ever sees numbers <= 0
-    return np.where(a >= 0, 1 / (1 + z), z / (1 + z))
+    xp = namespace(a)
+    z = xp.exp(-xp.abs(a))  # in [0, 1]: exp only ever sees numbers <= 0
+    return xp.where(a >= 0, 1 / (1 + z), z / (1 + z))
 
 
 def sigmoid(x: Tensor) -> Tensor:
@@ -98,7 +111,8 @@ def sigmoid_backward(out: Tensor) -> None:
 
 def softplus(x: Tensor) -> Tensor:
     """``log(1 + e ** x)`` elementwise, as ``max(x, 0) + log1p(e ** -|x|)``: exp never sees x > 0."""
-    data = np.maximum(x.data, 0) + np.log1p(np.exp(-np.abs(x.data)))
+    xp = x.xp
+    data = xp.maximum(x.data, 0.0) + xp.log1p(xp.exp(-xp.abs(x.data)))
     return Tensor(data, parents=(x,), op="softplus", backward_rule=softplus_backward)
 
 
@@ -108,18 +122,18 @@ def softplus_backward(out: Tensor) -> None:
 
 
 def sin(x: Tensor) -> Tensor:
-    return Tensor(np.sin(x.data), parents=(x,), op="sin", backward_rule=sin_backward)
+    return Tensor(x.xp.sin(x.data), parents=(x,), op="sin", backward_rule=sin_backward)
 
 
 def sin_backward(out: Tensor) -> None:
     x = out.parents[0]
-    x.accumulate(out.grad * np.cos(x.data))
+    x.accumulate(out.grad * x.xp.cos(x.data))
 
 
 def cos(x: Tensor) -> Tensor:
-    return Tensor(np.cos(x.data), parents=(x,), op="cos", backward_rule=cos_backward)
+    return Tensor(x.xp.cos(x.data), parents=(x,), op="cos", backward_rule=cos_backward)
 
 
 def cos_backward(out: Tensor) -> None:
     x = out.parents[0]
-    x.accumulate(out.grad * -np.sin(x.data))
+    x.accumulate(out.grad * -x.xp.sin(x.data))

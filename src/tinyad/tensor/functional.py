@@ -27,7 +27,8 @@ The numerical care, in one place:
 
 None of them overflows, divides by zero or makes a nan, forward or backward, on
 finite inputs as extreme as ``1e10`` or ``-1e300``: they run without a NumPy warning
-even under ``np.errstate(all="raise", under="ignore")``. (Underflow, a result too
+even under ``np.errstate(all="raise", under="ignore")``. Each computes with the namespace of
+its inputs' library (``x.xp``), as every op does. (Underflow, a result too
 small to represent rounding toward 0, is the correct answer there; NumPy ignores it
 by default.) The one limit: along the axis, ``max - x`` must itself be a float (below about
 ``1.8e308``, or ``3.4e38`` in float32); ``[1e308, -1e308]`` overflows in the shift.
@@ -39,10 +40,10 @@ from typing import Any, Sequence, Union
 
 import numpy as np
 
+from tinyad.tensor.backend import cannot_combine, dtype_name, is_array, namespace, same_device, to_numpy
 from tinyad.tensor.elementwise import stable_sigmoid
-from tinyad.tensor.gradients import sum_to_shape
 from tinyad.tensor.reductions import axes
-from tinyad.tensor.tensor import Tensor
+from tinyad.tensor.tensor import Tensor, constant, same_place
 
 Labels = Union[Sequence[int], np.ndarray, Tensor]
 
@@ -53,8 +54,9 @@ def _tensor(x: Any) -> Tensor:
 
 
 def _constant_like(x: Any, weight: Tensor) -> Tensor:
-    """``x`` itself if it is a Tensor, else a constant in the weight's dtype (float32 stays float32)."""
-    return x if isinstance(x, Tensor) else Tensor(x, dtype=weight.dtype)
+    """``x`` itself if it is a Tensor, else a constant in the weight's dtype (float32 stays float32)
+    and, for numbers and lists, in its library and on its device."""
+    return x if isinstance(x, Tensor) else constant(x, weight, weight.dtype)
 
 
 def _one_axis(axis: int, x: Tensor) -> int:
@@ -72,11 +74,12 @@ def _one_axis(axis: int, x: Tensor) -> int:
     return axis
 
 
-def _shifted_exp(x: np.ndarray, axis: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _shifted_exp(x: Any, axis: int) -> tuple[Any, Any, Any]:
     """``(m, e, s)``: the max over ``axis``, ``exp(x - m)`` and its sum (>= 1), all keepdims."""
-    m = np.max(x, axis=axis, keepdims=True)
-    e = np.exp(x - m)
-    s = np.sum(e, axis=axis, keepdims=True)
+    xp = namespace(x)
+    m = xp.max(x, axis=axis, keepdims=True)
+    e = xp.exp(x - m)
+    s = xp.sum(e, axis=axis, keepdims=True)
     return m, e, s
 
 
@@ -95,7 +98,7 @@ def softmax_backward(out: Tensor) -> None:
     # dy_i/dx_j = y_i (delta_ij - y_j), so dx = y * (g - sum(g * y)).
     (x,) = out.parents
     y, g = out.data, out.grad
-    x.accumulate(y * (g - np.sum(g * y, axis=out.saved, keepdims=True)))
+    x.accumulate(y * (g - out.xp.sum(g * y, axis=out.saved, keepdims=True)))
 
 
 def logsumexp(x: Tensor, axis: int = -1, keepdims: bool = False) -> Tensor:
@@ -103,9 +106,9 @@ def logsumexp(x: Tensor, axis: int = -1, keepdims: bool = False) -> Tensor:
     x = _tensor(x)
     axis = _one_axis(axis, x)
     m, _, s = _shifted_exp(x.data, axis)
-    data = m + np.log(s)
+    data = m + x.xp.log(s)
     if not keepdims:
-        data = np.squeeze(data, axis=axis)
+        data = x.xp.squeeze(data, axis=axis)
     return Tensor(data, parents=(x,), op="logsumexp", backward_rule=logsumexp_backward,
                   saved=(axis, keepdims))
 
@@ -116,7 +119,7 @@ def logsumexp_backward(out: Tensor) -> None:
     # float32 it is rounded to the nearest 6e-5, and so would every gradient be.
     (x,) = out.parents
     axis, keepdims = out.saved
-    g = out.grad if keepdims else np.expand_dims(out.grad, axis)
+    g = out.grad if keepdims else out.xp.expand_dims(out.grad, axis=axis)
     _, e, s = _shifted_exp(x.data, axis)
     x.accumulate(g * (e / s))
 
@@ -126,7 +129,7 @@ def log_softmax(x: Tensor, axis: int = -1) -> Tensor:
     x = _tensor(x)
     axis = _one_axis(axis, x)
     m, _, s = _shifted_exp(x.data, axis)
-    return Tensor(x.data - m - np.log(s), parents=(x,), op="log_softmax",
+    return Tensor(x.data - m - x.xp.log(s), parents=(x,), op="log_softmax",
                   backward_rule=log_softmax_backward, saved=axis)
 
 
@@ -134,77 +137,90 @@ def log_softmax_backward(out: Tensor) -> None:
     # d(x_i - lse)/dx_j = delta_ij - softmax_j, so dx = g - softmax * sum(g).
     (x,) = out.parents
     axis, g = out.saved, out.grad
-    probabilities = np.exp(np.minimum(out.data, 0))
-    x.accumulate(g - probabilities * np.sum(g, axis=axis, keepdims=True))
+    probabilities = out.xp.exp(out.xp.minimum(out.data, 0.0))
+    x.accumulate(g - probabilities * out.xp.sum(g, axis=axis, keepdims=True))
 
 
 # -- losses ---------------------------------------------------------------------
 
 
-def _labels(targets: Labels, logits: Tensor) -> np.ndarray:
-    """The class labels as an integer array, checked against the logits' shape."""
+def _one_hot(targets: Labels, logits: Tensor) -> Any:
+    """The class labels as one-hot rows in the logits' library and dtype: ``one_hot[i, j]`` is 1
+    where ``j`` is row ``i``'s label, else 0. Checked against the logits' shape.
+
+    Labels given as a list or a NumPy array join the logits' library, as indices do; labels
+    in a Tensor or an array of a library must be of the logits' library and device.
+    """
+    xp = logits.xp
     if isinstance(targets, Tensor):
+        same_place("cross_entropy", logits, targets)
         # A Tensor holds floats; labels stored in one must be whole numbers.
-        if not np.all(targets.data == np.round(targets.data)):
+        if not xp.all(targets.data == xp.round(targets.data)):
             raise TypeError("cross_entropy needs integer class labels, got a Tensor of fractions")
-        labels = targets.data.astype(np.intp)
-    else:
+        labels = xp.astype(targets.data, xp.int64)
+    elif isinstance(targets, (list, tuple, np.ndarray)) or not is_array(targets):
         labels = np.asarray(targets)
         if labels.size == 0:
             labels = labels.astype(np.intp)  # an empty list has no dtype of its own
-    if labels.dtype.kind not in "iu":
-        raise TypeError(f"cross_entropy needs integer class labels, got dtype {labels.dtype}")
+    else:
+        own = namespace(targets)
+        if own is not xp or not same_device(targets, logits.data, xp):
+            raise cannot_combine(logits.data, xp, targets, own, "cross_entropy")
+        labels = targets
+    if not namespace(labels).isdtype(labels.dtype, "integral"):
+        raise TypeError(f"cross_entropy needs integer class labels, got dtype {dtype_name(labels.dtype)}")
     if logits.ndim != 2:
         raise ValueError(
             f"cross_entropy needs logits of shape (batch, classes), got shape {logits.shape}"
         )
     batch, classes = logits.shape
-    if labels.shape != (batch,):
+    if tuple(labels.shape) != (batch,):
         raise ValueError(
             f"cross_entropy needs one label per row: logits of shape {logits.shape} "
-            f"need labels of shape ({batch},), got shape {labels.shape}"
+            f"need labels of shape ({batch},), got shape {tuple(labels.shape)}"
         )
-    bad = (labels < 0) | (labels >= classes)
-    if bad.any():
+    if namespace(labels) is not xp:
+        labels = xp.asarray(labels, device=logits.device)
+    one_hot = xp.astype(labels[:, None] == xp.arange(classes, device=logits.device), logits.dtype)
+    if xp.sum(one_hot) != batch:  # a label outside 0..classes-1 matched no class
+        plain = to_numpy(labels)
         raise ValueError(
-            f"cross_entropy got label {int(labels[bad][0])}, but there are {classes} classes "
-            f"(labels must be in 0..{classes - 1})"
+            f"cross_entropy got label {int(plain[(plain < 0) | (plain >= classes)][0])}, but there "
+            f"are {classes} classes (labels must be in 0..{classes - 1})"
         )
-    return labels
+    return one_hot
 
 
 def cross_entropy(logits: Tensor, targets: Labels) -> Tensor:
     """Mean over the batch of ``-log_softmax(logits)[i, targets[i]]``; logits (batch, classes)."""
     logits = _tensor(logits)
-    labels = _labels(targets, logits)
+    one_hot = _one_hot(targets, logits)
     batch = logits.shape[0]
     if batch == 0:
         raise ValueError("cross_entropy got an empty batch: logits of shape (0, classes)")
+    xp = logits.xp
     m, e, s = _shifted_exp(logits.data, 1)
-    rows = np.arange(batch)
-    # -log p[label] = log(s) - (x[label] - m), with s >= 1.
-    losses = np.log(s[:, 0]) - (logits.data[rows, labels] - m[:, 0])
+    # -log p[label] = log(s) - (x[label] - m), with s >= 1; x[label] is sum(one_hot * x) in a row.
+    losses = xp.log(s) - (xp.sum(one_hot * logits.data, axis=1, keepdims=True) - m)
     probabilities = e / s
-    data = np.sum(losses) / batch
+    data = xp.sum(losses) / batch
     return Tensor(data, parents=(logits,), op="cross_entropy",
-                  backward_rule=cross_entropy_backward, saved=(labels, probabilities))
+                  backward_rule=cross_entropy_backward, saved=(one_hot, probabilities))
 
 
 def cross_entropy_backward(out: Tensor) -> None:
     # d loss / d logits = (softmax - one_hot(labels)) / batch.
     (logits,) = out.parents
-    labels, probabilities = out.saved
+    one_hot, probabilities = out.saved
     batch = logits.shape[0]
-    grad = probabilities.copy()
-    grad[np.arange(batch), labels] -= 1
-    grad *= out.grad / batch
-    logits.accumulate(grad)
+    logits.accumulate((probabilities - one_hot) * (out.grad / batch))
 
 
 def log_sigmoid(x: Tensor) -> Tensor:
     """``log(sigmoid(x))`` elementwise, as ``min(x, 0) - log1p(exp(-|x|))``: finite for any finite x."""
     x = _tensor(x)
-    data = np.minimum(x.data, 0) - np.log1p(np.exp(-np.abs(x.data)))
+    xp = x.xp
+    data = xp.minimum(x.data, 0.0) - xp.log1p(xp.exp(-xp.abs(x.data)))
     return Tensor(data, parents=(x,), op="log_sigmoid", backward_rule=log_sigmoid_backward)
 
 
@@ -221,6 +237,7 @@ def binary_cross_entropy_with_logits(logits: Tensor, targets: Any) -> Tensor:
     """
     logits = _tensor(logits)
     targets = _constant_like(targets, logits)
+    same_place("binary_cross_entropy_with_logits", logits, targets)
     if logits.shape != targets.shape:
         raise ValueError(
             f"binary_cross_entropy_with_logits needs logits and targets of the same shape, "
@@ -228,17 +245,18 @@ def binary_cross_entropy_with_logits(logits: Tensor, targets: Any) -> Tensor:
         )
     if logits.size == 0:
         raise ValueError(f"binary_cross_entropy_with_logits of empty tensors (shape {logits.shape})")
-    t = targets.data
-    outside = ~((t >= 0) & (t <= 1))
-    if outside.any():
+    xp, t = logits.xp, targets.data
+    if not xp.all((t >= 0) & (t <= 1)):
+        plain = to_numpy(t)
+        outside = ~((plain >= 0) & (plain <= 1))
         raise ValueError(
             f"binary_cross_entropy_with_logits needs targets in [0, 1] (probabilities of the "
             f"positive class): {int(outside.sum())} entries are outside, the first is "
-            f"{t[outside][0]:.6g}"
+            f"{plain[outside][0]:.6g}"
         )
     x = logits.data
-    losses = np.maximum(x, 0) - x * t + np.log1p(np.exp(-np.abs(x)))
-    return Tensor(np.sum(losses) / x.size, parents=(logits, targets), op="bce_with_logits",
+    losses = xp.maximum(x, 0.0) - x * t + xp.log1p(xp.exp(-xp.abs(x)))
+    return Tensor(xp.sum(losses) / logits.size, parents=(logits, targets), op="bce_with_logits",
                   backward_rule=binary_cross_entropy_with_logits_backward)
 
 
@@ -256,7 +274,8 @@ def mse(pred: Tensor, target: Any) -> Tensor:
     """Mean of ``(pred - target) ** 2``; both must have the same shape (no broadcasting)."""
     pred = _tensor(pred)
     # An array target is a constant in pred's dtype, so float32 predictions give a float32 loss.
-    target = target if isinstance(target, Tensor) else Tensor(target, dtype=pred.dtype)
+    target = _constant_like(target, pred)
+    same_place("mse", pred, target)
     if pred.shape != target.shape:
         raise ValueError(
             f"mse needs pred and target of the same shape, got {pred.shape} and {target.shape}"
@@ -264,13 +283,13 @@ def mse(pred: Tensor, target: Any) -> Tensor:
     if pred.size == 0:
         raise ValueError(f"mse of empty tensors (shape {pred.shape})")
     diff = pred.data - target.data
-    data = np.sum(diff * diff) / diff.size
+    data = pred.xp.sum(diff * diff) / pred.size
     return Tensor(data, parents=(pred, target), op="mse", backward_rule=mse_backward, saved=diff)
 
 
 def mse_backward(out: Tensor) -> None:
     pred, target = out.parents
-    grad = out.saved * (2 * out.grad / out.saved.size)
+    grad = out.saved * (2 * out.grad / pred.size)
     if pred.requires_grad:
         pred.accumulate(grad)
     if target.requires_grad:
@@ -278,14 +297,6 @@ def mse_backward(out: Tensor) -> None:
 
 
 # -- layers as single nodes ------------------------------------------------------
-
-
-def _add_into(fresh: np.ndarray, other: np.ndarray) -> np.ndarray:
-    """``fresh + other``, in place when the dtypes allow: ``fresh`` was just made, so no copy."""
-    if np.result_type(fresh, other) == fresh.dtype:
-        fresh += other
-        return fresh
-    return fresh + other
 
 
 def linear(x: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
@@ -296,26 +307,32 @@ def linear(x: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
             f"linear cannot multiply shapes {x.shape} and {weight.shape}: it needs x of shape "
             f"(..., {weight.shape[0] if weight.ndim else '?'}) and a 2-D weight"
         )
-    data = x.data @ weight.data
-    parents: tuple[Tensor, ...] = (x, weight)
-    if bias is not None:
-        if bias.shape != (weight.shape[1],):
-            raise ValueError(f"linear needs a bias of shape ({weight.shape[1]},), got {bias.shape}")
-        data = _add_into(data, bias.data)
-        parents = (x, weight, bias)
-    return Tensor(data, parents=parents, op="linear", backward_rule=linear_backward)
+    if bias is None:
+        same_place("linear", x, weight)
+        return Tensor(x.data @ weight.data, parents=(x, weight), op="linear", backward_rule=linear_backward)
+    if bias.shape != (weight.shape[1],):
+        raise ValueError(f"linear needs a bias of shape ({weight.shape[1]},), got {bias.shape}")
+    same_place("linear", x, weight, bias)
+    # One expression: NumPy adds the bias into the product's own array (a temporary nothing
+    # else holds) where the array is large enough to be worth it.
+    return Tensor(x.data @ weight.data + bias.data, parents=(x, weight, bias), op="linear",
+                  backward_rule=linear_backward)
 
 
 def linear_backward(out: Tensor) -> None:
     x, weight = out.parents[0], out.parents[1]
-    g = out.grad
+    xp, g = out.xp, out.grad
     if x.requires_grad:
-        x.accumulate(g @ weight.data.T)
+        x.accumulate(g @ weight.data.T, fresh=True)
+    # The weight's and the bias's gradients sum over every row of every batch axis: x and g
+    # seen as 2-D, (rows, nin) and (rows, nout). Each product and sum is a new array, which
+    # a leaf may keep as its gradient without a copy (fresh=True).
+    rows = g if g.ndim == 2 else xp.reshape(g, (-1, g.shape[-1]))
     if weight.requires_grad:
-        g2 = g.reshape(-1, g.shape[-1])
-        weight.accumulate(x.data.reshape(-1, x.shape[-1]).T @ g2)
+        inputs = x.data if x.ndim == 2 else xp.reshape(x.data, (-1, x.shape[-1]))
+        weight.accumulate(inputs.T @ rows, fresh=True)
     if len(out.parents) == 3 and out.parents[2].requires_grad:
-        out.parents[2].accumulate(sum_to_shape(g, out.parents[2].shape))
+        out.parents[2].accumulate(xp.sum(rows, axis=0), fresh=True)
 
 
 def rnn_step(x: Tensor, h: Tensor, w_x: Tensor, w_h: Tensor, b: Tensor) -> Tensor:
@@ -329,9 +346,9 @@ def rnn_step(x: Tensor, h: Tensor, w_x: Tensor, w_h: Tensor, b: Tensor) -> Tenso
         raise ValueError(
             f"rnn_step got x {x.shape} and h {h.shape} for weights {w_x.shape} and {w_h.shape}"
         )
-    a = _add_into(x.data @ w_x.data, h.data @ w_h.data)
-    a = _add_into(a, b.data)
-    return Tensor(np.tanh(a, out=a), parents=(x, h, w_x, w_h, b), op="rnn_step",
+    same_place("rnn_step", x, h, w_x, w_h, b)
+    a = x.data @ w_x.data + h.data @ w_h.data + b.data  # one expression, as in linear
+    return Tensor(x.xp.tanh(a), parents=(x, h, w_x, w_h, b), op="rnn_step",
                   backward_rule=rnn_step_backward)
 
 
@@ -339,13 +356,14 @@ def rnn_step_backward(out: Tensor) -> None:
     x, h, w_x, w_h, b = out.parents
     y = out.data
     da = out.grad * (1 - y * y)  # back through tanh: da is d loss / d(pre-activation)
+    # Each gradient below is a new array: a leaf may keep it without a copy (fresh=True).
     if x.requires_grad:
-        x.accumulate(da @ w_x.data.T)
+        x.accumulate(da @ w_x.data.T, fresh=True)
     if h.requires_grad:
-        h.accumulate(da @ w_h.data.T)
+        h.accumulate(da @ w_h.data.T, fresh=True)
     if w_x.requires_grad:
-        w_x.accumulate(x.data.T @ da)
+        w_x.accumulate(x.data.T @ da, fresh=True)
     if w_h.requires_grad:
-        w_h.accumulate(h.data.T @ da)
+        w_h.accumulate(h.data.T @ da, fresh=True)
     if b.requires_grad:
-        b.accumulate(da.sum(axis=0))
+        b.accumulate(out.xp.sum(da, axis=0), fresh=True)

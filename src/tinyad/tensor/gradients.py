@@ -12,10 +12,12 @@ rule passes its gradients through it, so after any backward
 
 from __future__ import annotations
 
-import numpy as np
+from typing import Any
+
+from tinyad.tensor.backend import namespace
 
 
-def sum_to_shape(grad: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+def sum_to_shape(grad: Any, shape: tuple[int, ...]) -> Any:
     """Sum ``grad`` over the axes that broadcasting stretched, so it has ``shape``.
 
     Example: a gradient of shape ``(4, 2, 3)`` for an operand of shape ``(2, 1)``
@@ -23,17 +25,17 @@ def sum_to_shape(grad: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
     """
     if grad.shape == shape:
         return grad
-    original = grad.shape
+    original, xp = grad.shape, namespace(grad)
     extra = grad.ndim - len(shape)
     if extra < 0:
         raise ValueError(f"sum_to_shape: a gradient of shape {grad.shape} cannot have come "
                          f"from broadcasting shape {shape}")
     if extra:
         # Axes that broadcasting added in front of the operand's shape.
-        grad = grad.sum(axis=tuple(range(extra)))
+        grad = xp.sum(grad, axis=tuple(range(extra)))
     stretched = tuple(i for i, n in enumerate(shape) if n == 1 and grad.shape[i] != 1)
     if stretched:
-        grad = grad.sum(axis=stretched, keepdims=True)
+        grad = xp.sum(grad, axis=stretched, keepdims=True)
     if grad.shape != shape:
         raise ValueError(f"sum_to_shape: a gradient of shape {original} cannot have come "
                          f"from broadcasting shape {shape}")

@@ -3,27 +3,41 @@
 Parameters are leaf Tensors with ``requires_grad=True``. Their initial values
 come from ``numpy.random.default_rng(seed)``: the same seed gives the same
 network. Weights are drawn uniformly from ``[-1/sqrt(nin), 1/sqrt(nin)]``, biases
-start at 0. ``dtype`` (float64 by default, or float32) sets the parameters' dtype.
+start at 0. ``dtype`` (float64 by default, or float32) sets the parameters' dtype;
+``xp`` and ``device`` put them in another array library and on a device (``xp`` the
+library's array API namespace, such as ``array_api_compat.torch``; NumPy when None), with
+the same numbers.
 """
 
 from __future__ import annotations
 
+from types import ModuleType
 from typing import Any, Sequence
 
 import numpy as np
 
 from tinyad.validation import check_count, layer_sizes
 from tinyad.tensor import functional as F
-from tinyad.tensor.tensor import Tensor
+from tinyad.tensor.backend import NUMPY
+from tinyad.tensor.tensor import Tensor, constant
 
 
-def _uniform(rng: np.random.Generator, shape: tuple[int, ...], fan_in: int, dtype: Any) -> Tensor:
+def _parameter(values: np.ndarray, dtype: Any, xp: ModuleType | None, device: Any) -> Tensor:
+    """A leaf that requires a gradient, holding ``values`` in ``dtype``, in ``xp`` on ``device``."""
+    array = Tensor(values, dtype=dtype).data
+    if xp is not None and xp is not NUMPY:
+        array = xp.asarray(array, device=device)
+    return Tensor(array, requires_grad=True)
+
+
+def _uniform(rng: np.random.Generator, shape: tuple[int, ...], fan_in: int, dtype: Any,
+             xp: ModuleType | None = None, device: Any = None) -> Tensor:
     bound = 1.0 / np.sqrt(fan_in)
-    return Tensor(rng.uniform(-bound, bound, size=shape), requires_grad=True, dtype=dtype)
+    return _parameter(rng.uniform(-bound, bound, size=shape), dtype, xp, device)
 
 
-def _zeros(shape: tuple[int, ...], dtype: Any) -> Tensor:
-    return Tensor(np.zeros(shape), requires_grad=True, dtype=dtype)
+def _zeros(shape: tuple[int, ...], dtype: Any, xp: ModuleType | None = None, device: Any = None) -> Tensor:
+    return _parameter(np.zeros(shape), dtype, xp, device)
 
 
 class Module:
@@ -41,12 +55,13 @@ class Module:
 class Linear(Module):
     """``x @ W + b`` with ``W`` of shape (nin, nout) and ``b`` of shape (nout,); x is (..., nin)."""
 
-    def __init__(self, nin: int, nout: int, seed: int | None = None, dtype: Any = np.float64) -> None:
+    def __init__(self, nin: int, nout: int, seed: int | None = None, dtype: Any = np.float64,
+                 xp: ModuleType | None = None, device: Any = None) -> None:
         check_count(nin, "Linear's nin")
         check_count(nout, "Linear's nout")
         rng = np.random.default_rng(seed)
-        self.W = _uniform(rng, (nin, nout), nin, dtype)
-        self.b = _zeros((nout,), dtype)
+        self.W = _uniform(rng, (nin, nout), nin, dtype, xp, device)
+        self.b = _zeros((nout,), dtype, xp, device)
 
     def __call__(self, x: Any) -> Tensor:
         return F.linear(x, self.W, self.b)
@@ -62,12 +77,13 @@ class MLP(Module):
     """Linear layers in sequence with ReLU between them; the last layer is linear (logits)."""
 
     def __init__(
-        self, nin: int, nouts: Sequence[int], seed: int | None = None, dtype: Any = np.float64
+        self, nin: int, nouts: Sequence[int], seed: int | None = None, dtype: Any = np.float64,
+        xp: ModuleType | None = None, device: Any = None,
     ) -> None:
         rng = np.random.default_rng(seed)
         sizes = [nin] + layer_sizes(nouts, "MLP")
         self.layers = [
-            Linear(sizes[i], sizes[i + 1], seed=int(rng.integers(2**32)), dtype=dtype)
+            Linear(sizes[i], sizes[i + 1], seed=int(rng.integers(2**32)), dtype=dtype, xp=xp, device=device)
             for i in range(len(sizes) - 1)
         ]
 
@@ -93,23 +109,25 @@ class RNN(Module):
     The same weights are used at every step; the graph has one node per step.
     """
 
-    def __init__(self, nin: int, nhidden: int, seed: int | None = None, dtype: Any = np.float64) -> None:
+    def __init__(self, nin: int, nhidden: int, seed: int | None = None, dtype: Any = np.float64,
+                 xp: ModuleType | None = None, device: Any = None) -> None:
         check_count(nin, "RNN's nin")
         check_count(nhidden, "RNN's nhidden")
         rng = np.random.default_rng(seed)
-        self.W_x = _uniform(rng, (nin, nhidden), nin, dtype)
-        self.W_h = _uniform(rng, (nhidden, nhidden), nhidden, dtype)
-        self.b = _zeros((nhidden,), dtype)
+        self.W_x = _uniform(rng, (nin, nhidden), nin, dtype, xp, device)
+        self.W_h = _uniform(rng, (nhidden, nhidden), nhidden, dtype, xp, device)
+        self.b = _zeros((nhidden,), dtype, xp, device)
         self.nin, self.nhidden = nin, nhidden
 
     def __call__(self, x: Any, h0: Any = None) -> list[Tensor]:
-        x = x if isinstance(x, Tensor) else Tensor(x, dtype=self.W_x.dtype)
+        W_x = self.W_x
+        x = x if isinstance(x, Tensor) else constant(x, W_x, W_x.dtype)
         if x.ndim != 3 or x.shape[2] != self.nin:
             raise ValueError(f"RNN({self.nin}, {self.nhidden}) needs x of shape (T, batch, {self.nin}), got {x.shape}")
         if h0 is None:
-            h = Tensor(np.zeros((x.shape[1], self.nhidden)), dtype=self.W_x.dtype)
+            h = Tensor(W_x.xp.zeros((x.shape[1], self.nhidden), dtype=W_x.dtype, device=W_x.device))
         else:
-            h = h0 if isinstance(h0, Tensor) else Tensor(h0, dtype=self.W_x.dtype)
+            h = h0 if isinstance(h0, Tensor) else constant(h0, W_x, W_x.dtype)
             if h.shape != (x.shape[1], self.nhidden):
                 raise ValueError(f"RNN needs h0 of shape {(x.shape[1], self.nhidden)}, got {h.shape}")
         states = []

@@ -16,10 +16,12 @@ names call these functions.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
 
+from tinyad.tensor.backend import errstate, namespace
 from tinyad.tensor.tensor import Tensor
 
 Axis = Any  # None, an int, or a tuple of ints
@@ -45,25 +47,23 @@ def axes(axis: Axis, shape: tuple[int, ...]) -> tuple[int, ...] | None:
     return tuple(normal)
 
 
-def unreduce(grad: np.ndarray, shape: tuple[int, ...], axes: tuple[int, ...] | None,
-             keepdims: bool) -> np.ndarray:
+def unreduce(grad: Any, shape: tuple[int, ...], axes: tuple[int, ...] | None, keepdims: bool) -> Any:
     """Put back the reduced axes as size-1 axes (if dropped), so ``grad`` broadcasts to ``shape``."""
     if keepdims:
         return grad
-    if axes is None:
-        return grad.reshape((1,) * len(shape))
-    return np.expand_dims(grad, axes)
+    kept = tuple(1 if axes is None or i in axes else n for i, n in enumerate(shape))
+    return namespace(grad).reshape(grad, kept)
 
 
 def reduced_count(shape: tuple[int, ...], axes: tuple[int, ...] | None) -> int:
     """How many elements each result of a reduction over ``axes`` combines."""
-    return int(np.prod(shape if axes is None else [shape[a] for a in axes]))
+    return math.prod(shape if axes is None else [shape[a] for a in axes])
 
 
 def sum(x: Tensor, axis: Axis = None, keepdims: bool = False) -> Tensor:
     """The sum over ``axis`` (all axes when None)."""
     over = axes(axis, x.shape)
-    data = np.sum(x.data, axis=over, keepdims=keepdims)
+    data = x.xp.sum(x.data, axis=over, keepdims=keepdims)
     return Tensor(data, parents=(x,), op="sum", backward_rule=sum_backward, saved=(over, keepdims))
 
 
@@ -72,7 +72,7 @@ def sum_backward(out: Tensor) -> None:
     (x,) = out.parents
     over, keepdims = out.saved
     grad = unreduce(out.grad, x.shape, over, keepdims)
-    x.accumulate(np.broadcast_to(grad, x.shape))
+    x.accumulate(x.xp.broadcast_to(grad, x.shape))
 
 
 def mean(x: Tensor, axis: Axis = None, keepdims: bool = False) -> Tensor:
@@ -82,14 +82,15 @@ def mean(x: Tensor, axis: Axis = None, keepdims: bool = False) -> Tensor:
     if count == 0:
         raise ValueError(f"mean over an empty axis of a tensor of shape {x.shape}: there is "
                          "nothing to average")
-    with np.errstate(over="ignore"):  # a sum beyond the float type is taken again below
-        data = np.sum(x.data, axis=over, keepdims=keepdims) / count
-    if not np.isfinite(data).all():
+    xp = x.xp
+    with errstate(over="ignore"):  # a sum beyond the float type is taken again below
+        data = xp.sum(x.data, axis=over, keepdims=keepdims) / count
+    if not xp.all(xp.isfinite(data)):
         # The sum overflowed, though the mean of finite numbers cannot: where it did, add the
         # entries divided by count instead. (An entry of x that is itself inf stays inf.)
-        with np.errstate(over="ignore"):
-            scaled = np.sum(x.data / count, axis=over, keepdims=keepdims)
-        data = np.where(np.isfinite(data), data, scaled)
+        with errstate(over="ignore"):
+            scaled = xp.sum(x.data / count, axis=over, keepdims=keepdims)
+        data = xp.where(xp.isfinite(data), data, scaled)
     return Tensor(data, parents=(x,), op="mean", backward_rule=mean_backward,
                   saved=(over, keepdims, count))
 
@@ -99,7 +100,7 @@ def mean_backward(out: Tensor) -> None:
     (x,) = out.parents
     over, keepdims, count = out.saved
     grad = unreduce(out.grad, x.shape, over, keepdims) / count
-    x.accumulate(np.broadcast_to(grad, x.shape))
+    x.accumulate(x.xp.broadcast_to(grad, x.shape))
 
 
 def max(x: Tensor, axis: Axis = None, keepdims: bool = False) -> Tensor:
@@ -111,8 +112,9 @@ def max_backward(out: Tensor) -> None:
     # Only the entries equal to their slice's maximum moved it; tied ones share.
     (x,) = out.parents
     over, keepdims = out.saved
-    winners = x.data == unreduce(out.data, x.shape, over, keepdims)
-    ties = winners.sum(axis=over, keepdims=True)
+    xp = x.xp
+    winners = xp.astype(x.data == unreduce(out.data, x.shape, over, keepdims), x.dtype)  # 1 or 0
+    ties = xp.sum(winners, axis=over, keepdims=True)
     grad = unreduce(out.grad, x.shape, over, keepdims) / ties
     x.accumulate(winners * grad)
 
@@ -122,7 +124,7 @@ def min(x: Tensor, axis: Axis = None, keepdims: bool = False) -> Tensor:
     return extremum(x, axis, keepdims, "min")
 
 
-EXTREMA = {"max": (np.max, "maximum"), "min": (np.min, "minimum")}
+EXTREMA = {"max": "maximum", "min": "minimum"}
 
 
 def extremum(x: Tensor, axis: Axis, keepdims: bool, op: str) -> Tensor:
@@ -132,9 +134,9 @@ def extremum(x: Tensor, axis: Axis, keepdims: bool, op: str) -> Tensor:
     minimum as it serves the maximum, ties included.
     """
     over = axes(axis, x.shape)
-    extreme, name = EXTREMA[op]
     if reduced_count(x.shape, over) == 0:
-        raise ValueError(f"{op} over an empty axis of a tensor of shape {x.shape}: the {name} "
+        raise ValueError(f"{op} over an empty axis of a tensor of shape {x.shape}: the {EXTREMA[op]} "
                          "of nothing has no value")
+    extreme = x.xp.max if op == "max" else x.xp.min
     data = extreme(x.data, axis=over, keepdims=keepdims)
     return Tensor(data, parents=(x,), op=op, backward_rule=max_backward, saved=(over, keepdims))

@@ -4,8 +4,8 @@ They move numbers around without changing them, so their backward moves the
 gradient back: ``reshape`` reshapes it to the input's shape, ``transpose`` applies
 the inverse permutation, and indexing scatters it into zeros of the input's shape.
 Integer-array indexing may pick the same entry twice (``x[[0, 0]]``); each pick
-passes on its own gradient, so the scatter adds (``np.add.at``) instead of
-assigning, and repeated indices accumulate.
+passes on its own gradient, so the scatter adds (``backend.scatter_add``, NumPy's
+``np.add.at``) instead of assigning, and repeated indices accumulate.
 
 Each op is one block, the forward function then its rule. The Tensor methods of the
 same names, ``t.T`` and ``t[...]`` call these.
@@ -13,27 +13,44 @@ same names, ``t.T`` and ``t[...]`` call these.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
 
+from tinyad.tensor.backend import NUMPY, describe, is_array, namespace, scatter_add, to_numpy
 from tinyad.tensor.tensor import Tensor
+
+
+# What basic indexing is made of, with None: integers and slices.
+BASIC = (int, np.integer, slice)
 
 
 def reshape(x: Tensor, *shape: Any) -> Tensor:
     """The same numbers in a new shape: ``reshape(2, 3)`` or ``reshape((2, 3))``, one -1 allowed."""
     if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
         shape = tuple(shape[0])
-    try:
-        data = x.data.reshape(shape)
-    except (ValueError, TypeError):
-        raise ValueError(f"cannot reshape a tensor of shape {x.shape} into shape {shape}") from None
+    if not fits(shape, x.size):
+        raise ValueError(f"cannot reshape a tensor of shape {x.shape} into shape {shape}")
+    data = x.xp.reshape(x.data, tuple(int(n) for n in shape))
     return Tensor(data, parents=(x,), op="reshape", backward_rule=reshape_backward)
 
 
 def reshape_backward(out: Tensor) -> None:
     (x,) = out.parents
-    x.accumulate(out.grad.reshape(x.shape))
+    x.accumulate(out.xp.reshape(out.grad, x.shape))
+
+
+def fits(shape: tuple, size: int) -> bool:
+    """Whether ``size`` numbers fill ``shape``: whole numbers >= 0, and at most one -1 for the rest."""
+    if not all(isinstance(n, (int, np.integer)) and not isinstance(n, (bool, np.bool_)) for n in shape):
+        return False
+    if any(n < -1 for n in shape) or list(shape).count(-1) > 1:
+        return False
+    known = math.prod(n for n in shape if n != -1)
+    if -1 in shape:
+        return known != 0 and size % known == 0
+    return known == size
 
 
 def transpose(x: Tensor, *axes: Any) -> Tensor:
@@ -47,62 +64,89 @@ def transpose(x: Tensor, *axes: Any) -> Tensor:
     if not in_range or sorted(int(a) % ndim for a in axes) != list(range(ndim)):
         raise ValueError(f"transpose axes {axes} are not a permutation of the axes of shape {x.shape}")
     axes = tuple(int(a) % ndim for a in axes)
-    return Tensor(x.data.transpose(axes), parents=(x,), op="transpose",
+    return Tensor(x.xp.permute_dims(x.data, axes), parents=(x,), op="transpose",
                   backward_rule=transpose_backward, saved=axes)
 
 
 def transpose_backward(out: Tensor) -> None:
     (x,) = out.parents
-    x.accumulate(out.grad.transpose(np.argsort(out.saved)))
+    inverse = tuple(sorted(range(len(out.saved)), key=out.saved.__getitem__))  # undoes the permutation
+    x.accumulate(out.xp.permute_dims(out.grad, inverse))
 
 
 def getitem(x: Tensor, index: Any) -> Tensor:
     """``x[index]``: basic, integer-array and boolean-mask indexing, as in NumPy."""
-    index = own_index(index)
+    picked = every_axis(own_index(index, x))
     try:
-        data = x.data[index]
+        data = x.data[picked]
     except IndexError as error:
         raise IndexError(f"cannot index a tensor of shape {x.shape} with {index!r}: {error}") from None
-    return Tensor(data, parents=(x,), op="index", backward_rule=getitem_backward, saved=index)
+    return Tensor(data, parents=(x,), op="index", backward_rule=getitem_backward, saved=picked)
 
 
 def getitem_backward(out: Tensor) -> None:
     (x,) = out.parents
     index = out.saved
-    grad = np.zeros_like(x.data)
-    if is_basic(index):
-        grad[index] = out.grad  # each entry picked at most once: assigning is adding to 0
+    grad = x.xp.zeros_like(x.data)
+    if picks_once(index):
+        # Each entry picked at most once: assigning is adding to 0. (An assignment's index
+        # may not add axes: without its Nones, the picked entries come without those axes.)
+        at = tuple(part for part in index if part is not None) if isinstance(index, tuple) else index
+        grad[at] = x.xp.reshape(out.grad, grad[at].shape)
     else:
-        np.add.at(grad, index, out.grad)
+        scatter_add(grad, index, out.grad)
     x.accumulate(grad)
 
 
-def own_index(index: Any) -> Any:
-    """The index with every array in it copied, so changing the caller's array later moves nothing.
+def own_index(index: Any, x: Tensor) -> Any:
+    """The index with every array in it copied, into ``x``'s library and onto its device, so
+    changing the caller's array later moves nothing.
 
-    Lists become arrays (a list of bools is a mask, as in NumPy). A Tensor is refused:
-    its data is float, so a mask and a list of indices would look the same.
+    Lists become arrays (a list of bools is a mask, as in NumPy); a list or a NumPy array
+    indexes a tensor of any library. A Tensor is refused: its data is float, so a mask and a
+    list of indices would look the same.
     """
     if isinstance(index, tuple):
-        return tuple(own_index(part) for part in index)
+        return tuple(own_index(part, x) for part in index)
+    if index is None or isinstance(index, BASIC):
+        return index
     if isinstance(index, Tensor):
         raise IndexError(
             "a Tensor cannot be an index: its data is float, so a mask and a list of positions "
             "would look the same. Index with a NumPy array or a list: integers pick positions, "
             "bools are a mask (t[mask.data > 0] or t[idx.data.astype(int)])"
         )
-    if isinstance(index, (list, np.ndarray)):
-        array = np.array(index)  # a copy
-        if array.size == 0:
-            return array.astype(np.intp)  # an empty list selects nothing (NumPy reads it as float)
-        if array.dtype.kind not in "biu":
-            raise IndexError(f"an index array must hold integers or bools, got dtype {array.dtype}")
-        return array
-    return index
+    if isinstance(index, np.generic) or not (isinstance(index, list) or is_array(index)):
+        return index  # an int, a slice, None, ...
+    if not isinstance(index, (list, np.ndarray)) and namespace(index) is not x.xp:
+        raise IndexError(
+            f"cannot index {describe(x.data, x.xp)} with {describe(index, namespace(index))}: "
+            "index with a list, a NumPy array or an array of the tensor's own library"
+        )
+    array = np.array(index if isinstance(index, list) else to_numpy(index))  # a copy
+    if array.size == 0:
+        array = array.astype(np.intp)  # an empty list selects nothing (NumPy reads it as float)
+    elif array.dtype.kind not in "biu":
+        raise IndexError(f"an index array must hold integers or bools, got dtype {array.dtype}")
+    return array if x.xp is NUMPY else x.xp.asarray(array, device=x.device)
 
 
-def is_basic(index: Any) -> bool:
-    """True for basic indexing (ints, slices, None, ...), which picks each entry at most once."""
+def every_axis(index: Any) -> Any:
+    """Basic indexing with a trailing ``...``: the standard asks an index to name every axis
+    (NumPy fills in the rest itself), and ``...`` stands for those not named. An index with
+    arrays in it is left as it is."""
+    parts = index if isinstance(index, tuple) else (index,)
+    for part in parts:
+        if not (part is None or isinstance(part, BASIC)):
+            return index  # a ``...`` already, or an array
+    return (*parts, Ellipsis)
+
+
+def picks_once(index: Any) -> bool:
+    """True for an index that picks each entry at most once: basic indexing (ints, slices, None,
+    ...) or one boolean mask. Integer arrays may pick an entry twice."""
+    if is_array(index) and not isinstance(index, np.generic):
+        return namespace(index).isdtype(index.dtype, "bool")
     parts = index if isinstance(index, tuple) else (index,)
     for part in parts:
         if part is None or part is Ellipsis or isinstance(part, slice):

@@ -1,11 +1,14 @@
-"""``Tensor``: a whole NumPy array as one node of the graph.
+"""``Tensor``: a whole array as one node of the graph.
 
 A ``Tensor`` is to an array what ``Value`` is to a number: ``data`` (a float32 or
-float64 ``ndarray``), ``grad`` (``None`` until a gradient arrives, then an array of
-the same shape and dtype), its ``parents``, and a ``backward_rule``. Every op has
+float64 array), ``grad`` (``None`` until a gradient arrives, then an array of
+the same shape and dtype), its ``parents``, and a ``backward_rule``. The array is NumPy's
+for lists and numbers, or of any library that follows the Python array API standard
+(``array_api_strict``, PyTorch, CuPy), kept in its library and on its device; ``xp`` is
+that library's namespace (``tensor.backend``), and every op computes with it. Every op has
 the scalar engine's three beats:
 
-1. compute the forward array with NumPy;
+1. compute the forward array with the namespace of its inputs (``x.xp.tanh(x.data)``);
 2. make the output node with its parents (in operand order) and its op name;
 3. give it the backward rule: a function ``rule(out)`` that adds ``out.grad`` times
    the local derivative into each parent that needs it, through ``sum_to_shape``
@@ -26,11 +29,15 @@ gradient; otherwise it is a leaf that requires none.
 
 Decisions worth knowing:
 
-- Integer and boolean data becomes float64 (or the ``dtype`` asked for), and so does
+- Integer and boolean data becomes float64 (or the ``dtype`` asked for: float32 or float64,
+  by NumPy's dtype, its name or the library's own), and so does
   any real number NumPy keeps as an object (an int beyond int64, a ``Fraction``): each
   is taken as ``Value`` takes it. Anything else (a ``Decimal``, ``None``) is a
   ``TypeError`` naming the entry; string and complex data one naming the dtype. A float32 or
-  float64 array is used as it is, without a copy.
+  float64 array (of any library) is used as it is, without a copy.
+- The arrays of one op must be of one library and on one device: anything else is a
+  ``TypeError`` naming both. Python numbers (and lists of them) join any library, on the
+  other operand's device.
 - Data given to ``Tensor(...)`` must be finite: nan or inf raise ``ValueError``.
   ``exp`` that would overflow raises ``OverflowError``; ``log`` of entries <= 0
   raises ``ValueError``; dividing by an array with zeros raises
@@ -40,7 +47,7 @@ Decisions worth knowing:
   call ``backward`` itself; its gradient accumulates like any leaf's.
 - A Python number or an integer array next to a Tensor takes the Tensor's dtype,
   so ``2 * t`` stays float32 when ``t`` is; a float array keeps its own dtype and
-  NumPy's promotion decides the result's.
+  the library's promotion decides the result's.
 - An op keeps references to its inputs' arrays for backward. Changing an input's
   array in place between forward and backward changes the gradient: that is the
   caller's responsibility, as in NumPy-based engines generally.
@@ -50,6 +57,7 @@ from __future__ import annotations
 
 import math
 import numbers
+from types import ModuleType
 from typing import Any, Callable, Iterator, NoReturn, Sequence, Union
 
 import numpy as np
@@ -57,6 +65,10 @@ import numpy as np
 from tinyad import graph
 from tinyad.validation import as_real
 from tinyad.tensor import grad_mode
+from tinyad.tensor.backend import (
+    NUMPY, all_finite, cannot_combine, device, dtype_name, float_dtype, is_array, library, namespace,
+    same_device, to_numpy,
+)
 
 FLOAT_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
 ArrayLike = Union["Tensor", np.ndarray, float, int, Sequence]
@@ -67,7 +79,7 @@ class Tensor:
     """An array with a gradient, its parents and the rule that feeds them."""
 
     __slots__ = (
-        "data", "grad", "requires_grad", "parents", "op", "label", "backward_rule", "saved",
+        "data", "xp", "grad", "requires_grad", "parents", "op", "label", "backward_rule", "saved",
         "__weakref__",
     )
     # NumPy defers to Tensor's reflected operators: ``array + t`` calls ``t.__radd__``.
@@ -93,17 +105,25 @@ class Tensor:
                     "Tensor(...) got parents, op or saved but no backward_rule: an op's output "
                     "needs the rule that feeds its parents (backward_rule=...)"
                 )
-            self.data: np.ndarray = as_float_array(data, dtype)
+            self.data: Any = as_float_array(data, dtype)
+            self.xp: ModuleType = namespace(self.data)
             self.requires_grad: bool = _flag(requires_grad)
             self.parents: tuple[Tensor, ...] = ()
             self.op: str = ""
             self.backward_rule: Rule | None = None
             self.saved: Any = None
             return
-        # An op's output: NumPy computed ``data`` from float arrays, so it needs no checks.
+        # An op's output: the library computed ``data`` from float arrays, so it needs no
+        # checks, and its namespace is its parents' (the op saw to it that they share one).
         # It is recorded if a parent needs a gradient, or if the op asks with
         # requires_grad=True (checkpoint does: what its function uses shows only later).
-        self.data = data if type(data) is np.ndarray else np.asarray(data)
+        if type(data) is np.ndarray:
+            self.xp = NUMPY
+        else:
+            self.xp = parents[0].xp if parents else namespace(data)
+            if self.xp is NUMPY:
+                data = np.asarray(data)  # NumPy's result of a 0-d op is a scalar, not an array
+        self.data = data
         mode = grad_mode.state
         record = False
         if mode.enabled:
@@ -125,7 +145,8 @@ class Tensor:
 
     @property
     def shape(self) -> tuple[int, ...]:
-        return self.data.shape
+        shape = self.data.shape
+        return shape if type(shape) is tuple else tuple(shape)  # torch.Size as a plain tuple
 
     @property
     def ndim(self) -> int:
@@ -133,25 +154,31 @@ class Tensor:
 
     @property
     def size(self) -> int:
-        return self.data.size
+        return math.prod(self.data.shape)
 
     @property
-    def dtype(self) -> np.dtype:
+    def dtype(self) -> Any:
+        """The dtype of the data, in its library's terms (``np.float64``, ``torch.float32``)."""
         return self.data.dtype
+
+    @property
+    def device(self) -> Any:
+        """The device the data lives on ("cpu" for NumPy's)."""
+        return device(self.data, self.xp)
 
     def __len__(self) -> int:
         if self.data.ndim == 0:
             raise TypeError("len() of a 0-d tensor: it has no axis to count or iterate; use item()")
-        return len(self.data)
+        return self.data.shape[0]
 
     def __bool__(self) -> bool:
         """The truth of a one-element tensor, as in NumPy; any other size is ambiguous."""
-        if self.data.size != 1:
+        if self.size != 1:
             raise ValueError(
                 f"the truth value of a Tensor of shape {self.shape} is ambiguous: compare "
                 "its item() for one element, or use t.data.any() / t.data.all()"
             )
-        return bool(self.data)
+        return bool(self.xp.reshape(self.data, ()))
 
     # A node hashes and compares by identity: tinyad.graph keeps nodes in sets.
     # So == cannot be NumPy's elementwise comparison; it refuses rather than
@@ -172,21 +199,24 @@ class Tensor:
             yield self[i]
 
     def __repr__(self) -> str:
-        body = np.array2string(self.data, precision=4, separator=", ", prefix="Tensor(")
+        body = np.array2string(self.numpy(), precision=4, separator=", ", prefix="Tensor(")
         extra = ", requires_grad=True" if self.requires_grad else ""
-        if self.data.dtype != np.float64:
-            extra += f", dtype={self.data.dtype}"
+        if dtype_name(self.dtype) != "float64":
+            extra += f", dtype={dtype_name(self.dtype)}"
+        if self.xp is not NUMPY:
+            extra += f", in {library(self.xp)} on {self.device}"
         return f"Tensor({body}{extra})"
 
     def item(self) -> float:
         """The single number in a one-element tensor, as a Python float."""
-        if self.data.size != 1:
+        if self.size != 1:
             raise ValueError(f"item() needs a tensor with one element, got shape {self.shape}")
-        return float(self.data.reshape(()))
+        return float(self.xp.reshape(self.data, ()))
 
     def numpy(self) -> np.ndarray:
-        """The data array itself (not a copy)."""
-        return self.data
+        """The data as a NumPy array: NumPy's array itself (not a copy); another library's
+        shared through DLPack where it is in the CPU's memory, else copied from its device."""
+        return to_numpy(self.data)
 
     def detach(self) -> Tensor:
         """A new leaf sharing the same data: the graph behind ``self`` is cut off."""
@@ -320,12 +350,12 @@ class Tensor:
                 "computation had requires_grad=True, or it ran inside no_grad()"
             )
         if grad is None:
-            if self.data.size != 1:
+            if self.size != 1:
                 raise RuntimeError(
                     f"backward() on an output of shape {self.shape} needs grad=, an array of "
                     "that shape: only a single-number output can seed itself with 1"
                 )
-            seed = np.ones_like(self.data)
+            seed = self.xp.ones_like(self.data)
         else:
             seed = _seed(grad, self)
         for node in graph.walk(self, seed):
@@ -342,27 +372,35 @@ class Tensor:
         """Whether a gradient has arrived since the last ``zero_grad``."""
         return self.grad is not None
 
-    def accumulate(self, grad: np.ndarray) -> None:
+    def accumulate(self, grad: Any, fresh: bool = False) -> None:
         """Add ``grad`` (an array of this tensor's shape) into ``grad``, in this tensor's dtype.
 
         The engine never changes a gradient in place, so a rule may pass one array
         on unchanged (``+`` hands ``out.grad`` itself to both operands) and interior
         nodes may share it. A leaf's gradient is the learner's to modify
-        (``p.grad *= 0.5`` to clip it), so a leaf's first gradient is always copied:
-        it never shares memory with another node's.
+        (``p.grad *= 0.5`` to clip it), so a leaf's first gradient is copied: it never
+        shares memory with another node's. A rule that made ``grad`` for this call alone
+        says so with ``fresh=True`` (the fused rules of ``functional`` do), and a leaf
+        keeps it without a copy.
         """
-        if grad.shape != self.data.shape:
+        data = self.data
+        if grad.shape != data.shape:
             raise RuntimeError(f"a backward rule gave a gradient of shape {grad.shape} to a tensor of "
-                               f"shape {self.data.shape}: a gradient must have its tensor's shape "
+                               f"shape {data.shape}: a gradient must have its tensor's shape "
                                "(sum_to_shape sums a broadcast gradient back)")
-        if grad.dtype != self.data.dtype:
-            grad = grad.astype(self.data.dtype)  # a new array
-        elif self.grad is None and not self.parents:
-            grad = grad.copy()
+        if grad.dtype != data.dtype:
+            grad = self.xp.astype(grad, data.dtype)  # a new array
+        elif self.grad is None and not (fresh or self.parents):
+            grad = self.xp.asarray(grad, copy=True)
         self.grad = grad if self.grad is None else self.grad + grad
 
     def new_leaf(self, data: ArrayLike) -> Tensor:
-        """A leaf holding ``data`` whose gradient backward fills (gradcheck's nudged inputs)."""
+        """A leaf holding ``data`` whose gradient backward fills (gradcheck's nudged inputs).
+
+        ``data`` (a NumPy array, a number) goes into this tensor's library and onto its device.
+        """
+        if self.xp is not NUMPY and not isinstance(data, Tensor):
+            data = self.xp.asarray(data, device=self.device)
         return Tensor(data, requires_grad=True)
 
     def release(self) -> None:
@@ -387,18 +425,23 @@ def freed_backward(out: Tensor) -> None:
 
 
 def as_tensor(x: Any, like: Tensor) -> Tensor:
-    """An operand as a Tensor: itself, or a constant; numbers and integer arrays take ``like``'s dtype."""
+    """An operand as a Tensor: itself, or a constant; numbers and integer arrays take ``like``'s dtype.
+
+    Python's numbers and lists belong to no library, so they join ``like``'s, on its device;
+    an array stays in its own library (the op then refuses it if that is not ``like``'s).
+    """
     if isinstance(x, Tensor):
         return x
-    if not isinstance(x, (numbers.Real, np.ndarray, list, tuple)):
+    if not isinstance(x, (numbers.Real, np.ndarray, list, tuple)) and not is_array(x):
         if graph.is_node(x):  # a Value: the two engines' graphs do not join
             raise TypeError(
                 f"a Tensor and a {type(x).__name__} cannot be combined: use Tensor(v.data) for "
                 "a constant, or make both Values"
             )
         raise TypeError(
-            f"a Tensor op needs a Tensor, a NumPy array or a real number as its other operand, "
-            f"got {type(x).__name__}"
+            f"a Tensor op needs a Tensor, a NumPy array or a real number as its other operand "
+            f"(or an array of another library that follows the array API standard), got "
+            f"{type(x).__name__}"
         )
     if isinstance(x, numbers.Real):
         try:
@@ -408,26 +451,49 @@ def as_tensor(x: Any, like: Tensor) -> Tensor:
         if not finite:
             shown = x if not isinstance(x, int) else f"an int of {len(str(abs(x)))} digits"
             raise ValueError(f"an operand of a Tensor op must be finite, got {shown}")
-    array = np.asarray(x)
-    if array.dtype.kind in "biu" or isinstance(x, numbers.Real):
-        return Tensor(array, dtype=like.data.dtype)
-    return Tensor(array)
+    if isinstance(x, (numbers.Real, list, tuple)):
+        takes_dtype = isinstance(x, numbers.Real) or np.asarray(x).dtype.kind in "biu"
+    else:
+        xp = namespace(x)
+        takes_dtype = x.dtype.kind in "biu" if xp is NUMPY else xp.isdtype(x.dtype, ("bool", "integral"))
+    return constant(x, like, like.dtype if takes_dtype else None)
 
 
-def as_float_array(data: Any, dtype: Any = None) -> np.ndarray:
-    """``data`` as a finite float32/float64 array, or a TypeError/ValueError naming the problem."""
+def constant(x: Any, like: Tensor, dtype: Any = None) -> Tensor:
+    """``x`` as a constant Tensor (a leaf), in ``dtype`` if one is given: Python's numbers and lists
+    in ``like``'s library and on its device, an array in its own library."""
+    if like.xp is NUMPY or (is_array(x) and not isinstance(x, numbers.Real)):
+        return Tensor(x, dtype=dtype)
+    return Tensor(like.xp.asarray(as_float_array(x, dtype), device=like.device))
+
+
+def same_place(op: str, *tensors: Tensor) -> None:
+    """A TypeError naming both, unless ``tensors`` hold arrays of one library on one device."""
+    first = tensors[0]
+    xp = first.xp
+    for t in tensors[1:]:
+        if t.xp is not xp or not same_device(t.data, first.data, xp):
+            raise cannot_combine(first.data, xp, t.data, t.xp, op)
+
+
+def as_float_array(data: Any, dtype: Any = None) -> Any:
+    """``data`` as a finite float32/float64 array, or a TypeError/ValueError naming the problem.
+
+    Lists, numbers and NumPy arrays give a NumPy array; an array of another library stays in
+    it (``library_array``).
+    """
     if isinstance(data, Tensor):
         raise TypeError("Tensor() got a Tensor; use t.detach() for a new leaf with the same data")
-    if not isinstance(data, (np.ndarray, numbers.Real, list, tuple)) and graph.is_node(data):
-        # a Value: the scalar engine's node
-        raise TypeError(
-            f"Tensor() got a {type(data).__name__}; use Tensor(v.data) for its number (the graph "
-            "behind it is cut off)"
-        )
+    if not isinstance(data, (np.ndarray, numbers.Real, list, tuple)):
+        if is_array(data) and namespace(data) is not NUMPY:
+            return library_array(data, dtype)
+        if graph.is_node(data):  # a Value: the scalar engine's node
+            raise TypeError(
+                f"Tensor() got a {type(data).__name__}; use Tensor(v.data) for its number (the graph "
+                "behind it is cut off)"
+            )
     if dtype is not None:
-        dtype = np.dtype(dtype)
-        if dtype not in FLOAT_DTYPES:
-            raise TypeError(f"Tensor dtype must be float32 or float64, got {dtype}")
+        dtype = np.dtype(float_dtype(dtype, np))
     if data is None:
         raise TypeError("Tensor() needs numbers (a number, a nested list or an array), got None")
     if isinstance(data, (list, tuple)) and any(isinstance(item, Tensor) for item in data):
@@ -448,16 +514,44 @@ def as_float_array(data: Any, dtype: Any = None) -> np.ndarray:
         target = dtype or np.dtype(np.float64)
     elif kind == "f":
         target = dtype or (array.dtype if array.dtype in FLOAT_DTYPES else np.dtype(np.float64))
+        if not all_finite(array, NUMPY):
+            _refuse_non_finite(np.isfinite(array), "nan or inf")
     else:
         raise TypeError(f"Tensor needs real numbers (a float or integer array), got dtype {array.dtype}")
-    if not np.isfinite(array).all():
-        _refuse_non_finite(array, "nan or inf")
     if array.dtype != target:
         with np.errstate(over="ignore"):  # an overflow is reported just below, by index
             array = array.astype(target)
-        if not np.isfinite(array).all():  # finite before the cast: too large for float32
-            _refuse_non_finite(array, f"too large for {target} (beyond about {np.finfo(target).max:.3g})")
+        if not all_finite(array, NUMPY):  # finite before the cast: too large for float32
+            _refuse_non_finite(np.isfinite(array), _too_large(target, np))
     return array
+
+
+def library_array(array: Any, dtype: Any = None) -> Any:
+    """An array of a library other than NumPy as a finite float32/float64 array of that library,
+    on its own device: the same checks and conversions as ``as_float_array``'s, in its namespace."""
+    xp = namespace(array)
+    if xp.isdtype(array.dtype, ("bool", "integral")):
+        target = float_dtype(dtype or "float64", xp)
+    elif xp.isdtype(array.dtype, "real floating"):
+        if dtype is not None:
+            target = float_dtype(dtype, xp)
+        else:
+            target = array.dtype if dtype_name(array.dtype) in ("float32", "float64") else xp.float64
+        if not all_finite(array, xp):
+            _refuse_non_finite(to_numpy(xp.isfinite(array)), "nan or inf")
+    else:
+        raise TypeError(
+            f"Tensor needs real numbers (a float or integer array), got dtype {dtype_name(array.dtype)}"
+        )
+    if array.dtype != target:
+        array = xp.astype(array, target)
+        if not all_finite(array, xp):  # finite before the cast: too large for float32
+            _refuse_non_finite(to_numpy(xp.isfinite(array)), _too_large(target, xp))
+    return array
+
+
+def _too_large(dtype: Any, xp: ModuleType) -> str:
+    return f"too large for {dtype_name(dtype)} (beyond about {float(xp.finfo(dtype).max):.3g})"
 
 
 def _reals(array: np.ndarray) -> np.ndarray:
@@ -475,19 +569,31 @@ def _flag(requires_grad: Any) -> bool:
     raise TypeError(f"requires_grad must be True or False, got {requires_grad!r}")
 
 
-def _refuse_non_finite(array: np.ndarray, why: str) -> NoReturn:
-    bad = ~np.isfinite(array)
+def _refuse_non_finite(finite: np.ndarray, why: str) -> NoReturn:
+    """The ValueError for data whose entries are not all finite (``finite`` is False there)."""
+    bad = ~finite
     first = tuple(int(i) for i in np.argwhere(bad)[0])
     raise ValueError(
         f"Tensor data must be finite: {int(bad.sum())} entries are {why}, the first at index {first}"
     )
 
 
-def _seed(grad: ArrayLike, out: Tensor) -> np.ndarray:
-    """The ``grad`` given to ``out.backward``: a finite array of ``out``'s shape, in its dtype."""
+def _seed(grad: ArrayLike, out: Tensor) -> Any:
+    """The ``grad`` given to ``out.backward``: a finite array of ``out``'s shape, in its dtype,
+    library and device."""
     given = grad.data if isinstance(grad, Tensor) else grad
+    xp = out.xp
+    if is_array(given) and not isinstance(given, numbers.Real):
+        own = namespace(given)
+        if own is not xp or not same_device(given, out.data, xp):
+            raise cannot_combine(given, own, out.data, xp, "backward")
     try:
-        seed = np.array(given, dtype=out.dtype)
+        if xp is NUMPY:
+            seed = np.array(given, dtype=out.dtype)
+        elif is_array(given) and not isinstance(given, numbers.Real):
+            seed = xp.asarray(given, dtype=out.dtype, copy=True)
+        else:
+            seed = xp.asarray(np.array(given, dtype=dtype_name(out.dtype)), device=out.device)
     except (TypeError, ValueError):
         raise TypeError(
             f"backward(grad=...) needs an array of numbers, got {type(given).__name__}"
@@ -495,9 +601,9 @@ def _seed(grad: ArrayLike, out: Tensor) -> np.ndarray:
     if seed.shape != out.shape:
         raise ValueError(
             f"backward(grad=...) needs a grad of the output's shape {out.shape}, "
-            f"got shape {seed.shape}"
+            f"got shape {tuple(seed.shape)}"
         )
-    if not np.isfinite(seed).all():
+    if not all_finite(seed, xp):
         raise ValueError("backward(grad=...) needs a finite grad: it has nan or inf entries")
     return seed
 

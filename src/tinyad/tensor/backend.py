@@ -1,0 +1,162 @@
+"""The array library under a Tensor, and the few needs the array API standard does not cover.
+
+A ``Tensor`` keeps its array in the library it came from: NumPy for lists and numbers, or
+any library that follows the Python array API standard (``array_api_strict``, PyTorch,
+CuPy, ...). The ops compute with that library's *namespace*, ``xp`` (``xp.exp``,
+``xp.sum(a, axis=..., keepdims=...)``, ``xp.matmul``), which ``array_api_compat`` finds
+from an array; each node keeps it (``t.xp``), so an op reads it from its parents instead
+of asking again.
+
+Where the standard has no function, each need has one small helper here, NumPy's way
+first: an unbuffered scatter-add (``scatter_add``), NumPy's floating-point error state
+(``errstate``), a copy in NumPy for reading (``to_numpy``), a quick test that an array is
+finite (``all_finite``), and the message for arrays that cannot meet in one op
+(``cannot_combine``). Nothing else in the engine asks which library
+it holds.
+"""
+
+from __future__ import annotations
+
+import math
+from types import ModuleType
+from typing import Any, ContextManager
+
+import array_api_compat
+import numpy as np
+
+from tinyad.tensor import numpy_namespace
+
+# NumPy's own namespace follows the standard from NumPy 2.1 (pyproject's floor): a NumPy
+# array's namespace is NumPy's (tinyad.tensor.numpy_namespace: NumPy, with the functions every
+# step calls bound to its compiled code), known without asking: the engine's hot path never
+# calls array_namespace for NumPy.
+NUMPY: ModuleType = numpy_namespace
+
+
+def namespace(array: Any) -> ModuleType:
+    """The array API namespace of ``array``: NumPy's at once, any other library's from array_api_compat."""
+    if type(array) is np.ndarray or isinstance(array, np.generic):
+        return NUMPY
+    return array_api_compat.array_namespace(array)
+
+
+def is_array(x: Any) -> bool:
+    """Whether ``x`` is an array of a library that follows the array API standard (NumPy's too)."""
+    return array_api_compat.is_array_api_obj(x)
+
+
+def library(xp: ModuleType) -> str:
+    """The name of the library behind a namespace: "numpy", "torch", "array_api_strict", "cupy"."""
+    return "numpy" if xp is NUMPY else xp.__name__.rpartition(".")[2]
+
+
+def device(array: Any, xp: ModuleType) -> Any:
+    """The device ``array`` lives on ("cpu" for NumPy's)."""
+    if xp is NUMPY:
+        return "cpu"
+    return array_api_compat.device(array)
+
+
+def same_device(a: Any, b: Any, xp: ModuleType) -> bool:
+    """Whether two arrays of the namespace ``xp`` live on one device (NumPy's always do)."""
+    return xp is NUMPY or device(a, xp) == device(b, xp)
+
+
+def describe(array: Any, xp: ModuleType, with_device: bool = False) -> str:
+    """``array`` in words: "a numpy array", "an array_api_strict array", "a torch tensor on cuda:0"."""
+    name = library(xp)
+    words = f"{'an' if name[0] in 'aeiou' else 'a'} {name} {'tensor' if name == 'torch' else 'array'}"
+    return f"{words} on {device(array, xp)}" if with_device else words
+
+
+def cannot_combine(a: Any, xp_a: ModuleType, b: Any, xp_b: ModuleType, op: str) -> TypeError:
+    """The error for two arrays of different libraries, or on different devices, meeting in ``op``."""
+    with_device = xp_a is xp_b
+    return TypeError(
+        f"cannot combine {describe(a, xp_a, with_device)} and {describe(b, xp_b, with_device)} in "
+        f"'{op}': put both in one library and on one device first (Tensor(xp.asarray(data, "
+        "device=...)))"
+    )
+
+
+def dtype_name(dtype: Any) -> str:
+    """A dtype's plain name, whatever the library: "float32" for NumPy's, torch's or array_api_strict's."""
+    return str(dtype).rpartition(".")[2]
+
+
+def float_dtype(dtype: Any, xp: ModuleType) -> Any:
+    """``dtype`` (NumPy's, its name, or a library's own) as ``xp``'s float32 or float64, or a TypeError."""
+    try:
+        name = np.dtype(dtype).name
+    except TypeError:  # a dtype of another library, such as torch.float32
+        name = dtype_name(dtype)
+    if name not in ("float32", "float64"):
+        raise TypeError(f"Tensor dtype must be float32 or float64, got {name}")
+    return getattr(xp, name)
+
+
+def to_numpy(array: Any) -> np.ndarray:
+    """``array`` as a NumPy array: itself, a view of a CPU array (DLPack), or a copy from a device.
+
+    A number (or a NumPy scalar) becomes a 0-d array.
+    """
+    if type(array) is np.ndarray:
+        return array
+    if isinstance(array, np.generic) or not is_array(array):
+        return np.asarray(array)
+    try:
+        return np.from_dlpack(array)
+    except (BufferError, RuntimeError, TypeError, ValueError):  # not in the CPU's memory
+        return np.from_dlpack(array_api_compat.to_device(array, "cpu"))
+
+
+def all_finite(array: Any, xp: ModuleType) -> bool:
+    """Whether every entry of a float array is finite: no nan, no inf.
+
+    NumPy's way first: the dot product of the array with itself, one BLAS call that makes no
+    array of its own, is finite only if every entry is. Only where it is not (a nan or an inf,
+    or squares beyond the float type) are the entries asked one by one, as other libraries'
+    are at once (``xp.isfinite``).
+    """
+    if xp is NUMPY and math.isfinite(np.vdot(array, array)):
+        return True
+    return bool(xp.all(xp.isfinite(array)))
+
+
+def errstate(**settings: str) -> ContextManager[Any]:
+    """NumPy's floating-point error state (``np.errstate(**settings)``), for NumPy's arrays and
+    for libraries that compute with NumPy underneath (array_api_strict); the others (PyTorch,
+    CuPy) warn about no overflow or division by zero, so for them it changes nothing."""
+    return np.errstate(**settings)
+
+
+def scatter_add(target: Any, index: Any, values: Any) -> None:
+    """``target[index] += values`` in place, where a position picked twice adds twice (unbuffered).
+
+    ``target[index] += values`` itself reads all of ``target[index]`` before it writes, so a
+    position that ``index`` repeats would get one of its values, not their sum. NumPy:
+    ``np.add.at``. PyTorch: ``index_put_(..., accumulate=True)`` on the positions the index
+    picks. CuPy: ``cupyx.scatter_add``. The standard has no such function, so any other
+    library is a TypeError naming it.
+    """
+    if type(target) is np.ndarray:
+        np.add.at(target, index, values)
+        return
+    xp = namespace(target)
+    name = library(xp)
+    if name == "torch":
+        import torch
+
+        # Which flat position each picked entry is: index an arange of target's shape.
+        positions = torch.arange(target.numel(), device=target.device).reshape(target.shape)[index]
+        target.view(-1).index_put_((positions.reshape(-1),), values.reshape(-1), accumulate=True)
+    elif name == "cupy":
+        import cupyx
+
+        cupyx.scatter_add(target, index, values)
+    else:
+        raise TypeError(
+            f"the gradient of indexing that may pick an entry twice (integer arrays) needs an "
+            f"unbuffered scatter-add, which the array API standard does not have and tinyad does "
+            f"not know for {name}; index with slices, integers or a boolean mask instead"
+        )

@@ -1,0 +1,52 @@
+"""The array libraries other than NumPy that the tests run the array engine on, where installed.
+
+``array_api_strict`` refuses anything outside the Python array API standard, so the engine
+passing on it shows it asks for nothing more; PyTorch's CPU tensors are a library people use.
+A test parametrized with ``LIBRARIES`` is skipped, with the reason, for a library that is not
+installed; ``namespace(library)`` is the namespace the test makes its arrays with.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+
+try:
+    import array_api_strict
+except ImportError:  # the test extra installs it
+    array_api_strict = None
+try:
+    import array_api_compat.torch as torch_namespace
+except ImportError:  # PyTorch is optional
+    torch_namespace = None
+
+needs_strict = pytest.mark.skipif(
+    array_api_strict is None,
+    reason="array_api_strict is not installed (pip install array-api-strict, in the test extra)",
+)
+needs_torch_tensors = pytest.mark.skipif(
+    torch_namespace is None, reason="PyTorch is not installed (the torch extra)"
+)
+LIBRARIES = [
+    pytest.param("array_api_strict", marks=needs_strict),
+    pytest.param("torch", marks=needs_torch_tensors),
+]
+# Both compute in float64 with NumPy's numbers to this, forward and backward.
+TOLERANCE = dict(rtol=1e-12, atol=1e-12)
+
+
+def namespace(library: str) -> Any:
+    """The namespace of ``library`` (array_api_compat's for PyTorch)."""
+    return array_api_strict if library == "array_api_strict" else torch_namespace
+
+
+def to(xp: Any, array: Any) -> Any:
+    """A NumPy array (or a list) as an array of ``xp``, on the CPU."""
+    return xp.asarray(np.asarray(array))
+
+
+def kind(xp: Any) -> type:
+    """The type of ``xp``'s arrays."""
+    return type(xp.asarray(0.0))

@@ -1,0 +1,275 @@
+"""The array engine on other array libraries than NumPy (tinyad.tensor.backend).
+
+Every op, forward and backward, runs on array_api_strict and on PyTorch's CPU tensors in
+tests/test_op_families.py, against NumPy's numbers. Here: numbers and dtypes meeting those
+arrays, reading them, the errors, what mixing two libraries (or devices) in one op says;
+networks, optimisers, gradcheck and checkpoint on them; and the helpers for what the
+standard does not have.
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import numpy as np
+import pytest
+
+from tinyad import Tensor, checkpoint, gradcheck, no_grad
+from tinyad.optim import SGD, Adam
+from tinyad.tensor import backend, functional as F, nn
+from array_libraries import (  # tests/array_libraries.py
+    LIBRARIES, TOLERANCE, array_api_strict, kind, namespace, needs_strict, needs_torch_tensors, to,
+    torch_namespace,
+)
+
+try:
+    import torch
+except ImportError:  # PyTorch is optional
+    torch = None
+
+
+@pytest.fixture(params=LIBRARIES)
+def xp(request: pytest.FixtureRequest) -> Any:
+    """The namespace of the library under test."""
+    return namespace(request.param)
+
+
+# -- numbers, dtypes and reading -----------------------------------------------------------------
+
+
+def test_numbers_lists_and_float32_join_the_library(xp):
+    t = Tensor(to(xp, np.array([1.0, 2.0], dtype=np.float32)))
+    assert t.dtype == xp.float32
+    for out in (2 * t, t + 1.5, t**2, 1 - t, t / 4, t + [1, 2], [0.5, 0.25] * t):
+        assert type(out.data) is kind(xp), out
+    assert (2 * t).dtype == xp.float32, "a number takes the tensor's dtype"
+    assert (t + [1.0, 2.0]).dtype == xp.float64, "a list of floats is float64, as in NumPy"
+    assert Tensor(to(xp, np.array([1, 2]))).dtype == xp.float64, "integers become float64"
+    assert Tensor(to(xp, np.array([1, 2])), dtype=np.float32).dtype == xp.float32
+    assert Tensor(to(xp, np.array([1.0])), dtype="float32").dtype == xp.float32
+
+
+def test_reading_a_tensor_of_another_library(xp):
+    t = Tensor(to(xp, np.array([[1.5, -2.0]])), requires_grad=True)
+    assert isinstance(t.numpy(), np.ndarray) and np.array_equal(t.numpy(), [[1.5, -2.0]])
+    assert Tensor(to(xp, np.array([2.5]))).item() == 2.5 and isinstance(t.sum().item(), float)
+    assert str(t.device) == str(backend.device(t.data, t.xp))
+    shown = repr(t)
+    assert shown.startswith("Tensor([[ 1.5, -2. ]]") and "requires_grad=True" in shown
+    assert f"in {backend.library(t.xp)} on " in shown
+    assert len(t) == 1 and bool(Tensor(to(xp, np.array([1.0]))))
+    assert t.detach().xp is t.xp and [row.shape for row in t] == [(2,)]
+
+
+def test_errors_are_the_same_in_any_library(xp):
+    with pytest.raises(ValueError, match="must be finite: 1 entries are nan or inf, the first at index \\(1,\\)"):
+        Tensor(to(xp, np.array([1.0, np.nan])))
+    with pytest.raises(TypeError, match="float32 or float64, got int64"):
+        Tensor(to(xp, np.array([1.0])), dtype=np.int64)
+    with pytest.raises(OverflowError, match="exp overflows float64 at 1 entries"):
+        Tensor(to(xp, np.array([1.0, 1000.0]))).exp()
+    with pytest.raises(ValueError, match="log needs positive entries: 1 of the 2"):
+        Tensor(to(xp, np.array([1.0, -1.0]))).log()
+    with pytest.raises(ZeroDivisionError, match="has 1 zero entries"):
+        Tensor(to(xp, np.array([1.0]))) / Tensor(to(xp, np.array([0.0])))
+    with pytest.raises(ValueError, match="fractional power"):
+        Tensor(to(xp, np.array([-1.0]))) ** 0.5
+    with pytest.raises(ValueError, match="cannot broadcast shapes \\(2,\\) and \\(3,\\) for '\\+'"):
+        Tensor(to(xp, np.ones(2))) + Tensor(to(xp, np.ones(3)))
+    with pytest.raises(ValueError, match="@ cannot multiply shapes \\(2, 3\\) and \\(2, 3\\)"):
+        Tensor(to(xp, np.ones((2, 3)))) @ Tensor(to(xp, np.ones((2, 3))))
+    with pytest.raises(ValueError, match="cannot reshape a tensor of shape \\(2, 3\\) into shape \\(4,\\)"):
+        Tensor(to(xp, np.ones((2, 3)))).reshape(4)
+    with pytest.raises(ValueError, match="got label 3, but there are 3 classes"):
+        F.cross_entropy(Tensor(to(xp, np.zeros((2, 3)))), [0, 3])
+    with pytest.raises(OverflowError, match="the gradient through base \\*\\* exponent to the base overflows"):
+        x = Tensor(to(xp, np.array([10.0**37 * 20])), requires_grad=True)
+        (x**2).backward(to(xp, np.array([1e300])))
+
+
+# -- mixing libraries --------------------------------------------------------------------------
+
+
+def test_mixing_libraries_in_one_op_names_both(xp):
+    name = backend.library(xp)
+    theirs = Tensor(to(xp, np.ones(2)), requires_grad=True)
+    ours = Tensor(np.ones(2))
+    article = f"{'an' if name[0] in 'aeiou' else 'a'} {name} {'tensor' if name == 'torch' else 'array'}"
+    cases = [
+        (lambda: ours + theirs, f"cannot combine a numpy array and {article} in '\\+'"),
+        (lambda: theirs - ours, f"cannot combine {article} and a numpy array in '-'"),
+        (lambda: theirs * np.ones(2), f"cannot combine {article} and a numpy array in '\\*'"),
+        (lambda: ours @ theirs, "in '@'"),
+        (lambda: theirs / ours, "in '/'"),
+        (lambda: theirs**ours, "in '\\*\\*'"),
+        (lambda: F.linear(Tensor(np.ones((1, 2))), Tensor(to(xp, np.ones((2, 2))))), "in 'linear'"),
+        (lambda: F.mse(theirs, ours), "in 'mse'"),
+        (lambda: F.cross_entropy(Tensor(np.ones((2, 3))), Tensor(to(xp, np.array([0.0, 1.0])))),
+         "in 'cross_entropy'"),
+        (lambda: theirs.sum().backward(np.ones(())), "in 'backward'"),
+    ]
+    for make, words in cases:
+        with pytest.raises(TypeError, match=words):
+            make()
+
+
+@needs_strict
+@needs_torch_tensors
+def test_mixing_two_libraries_neither_numpy():
+    a = Tensor(array_api_strict.asarray([1.0]))
+    b = Tensor(torch.ones(1, dtype=torch.float64))
+    with pytest.raises(TypeError, match="cannot combine an array_api_strict array and a torch tensor in '\\+'"):
+        a + b
+    with pytest.raises(IndexError, match="cannot index a torch tensor with an array_api_strict array"):
+        b[array_api_strict.asarray([0])]
+
+
+@needs_torch_tensors
+def test_devices_are_named_when_the_library_is_the_same():
+    cpu, meta = torch.ones(2), torch.ones(2, device="meta")
+    error = backend.cannot_combine(cpu, torch_namespace, meta, torch_namespace, "+")
+    assert "cannot combine a torch tensor on cpu and a torch tensor on meta in '+'" in str(error)
+
+
+@pytest.mark.skipif(torch is None or not torch.cuda.is_available(), reason="needs PyTorch with a CUDA GPU")
+def test_a_cpu_and_a_gpu_tensor_do_not_meet():
+    a = Tensor(torch.ones(2, dtype=torch.float64))
+    b = Tensor(torch.ones(2, dtype=torch.float64, device="cuda"))
+    with pytest.raises(TypeError, match="a torch tensor on cpu and a torch tensor on cuda:0 in '\\+'"):
+        a + b
+
+
+# -- networks, optimisers, gradcheck ---------------------------------------------------------------
+
+
+def train(xp: Any, optimiser: type, steps: int = 3, **settings: Any) -> tuple[list[float], list[np.ndarray]]:
+    """A few steps of lesson 09's loop on an MLP in ``xp`` (NumPy when None): losses and parameters."""
+    model = nn.MLP(4, [8, 3], seed=0, xp=xp)
+    rng = np.random.default_rng(1)
+    x, labels = rng.normal(size=(6, 4)), rng.integers(0, 3, size=6)
+    opt = optimiser(model.parameters(), **settings)
+    losses = []
+    for _ in range(steps):
+        opt.zero_grad()
+        loss = F.cross_entropy(model(x if xp is None else to(xp, x)), labels)
+        loss.backward()
+        opt.step()
+        losses.append(loss.item())
+    return losses, [p.numpy() for p in model.parameters()]
+
+
+@pytest.mark.parametrize("optimiser, settings", [
+    (SGD, dict(lr=0.1, momentum=0.9, weight_decay=0.01)),
+    (Adam, dict(lr=0.01, weight_decay=0.01)),
+])
+def test_an_mlp_trains_to_numpys_numbers(xp, optimiser, settings):
+    expected_losses, expected = train(None, optimiser, **settings)
+    losses, params = train(xp, optimiser, **settings)
+    np.testing.assert_allclose(losses, expected_losses, **TOLERANCE)
+    for p, e in zip(params, expected):
+        np.testing.assert_allclose(p, e, **TOLERANCE)
+
+
+def test_parameters_and_states_stay_in_the_library(xp):
+    model = nn.MLP(3, [2], seed=0, xp=xp, dtype=np.float32)
+    assert all(type(p.data) is kind(xp) and p.dtype == xp.float32 for p in model.parameters())
+    opt = Adam(model.parameters())
+    F.mse(model(to(xp, np.ones((4, 3)))), to(xp, np.zeros((4, 2)))).backward()
+    opt.step()
+    assert all(type(p.data) is kind(xp) and p.dtype == xp.float32 for p in model.parameters())
+    assert all(type(state["m"]) is kind(xp) for state in opt.state)
+
+
+def test_an_rnn_runs_in_the_library(xp):
+    expected = nn.RNN(3, 4, seed=2)
+    rnn = nn.RNN(3, 4, seed=2, xp=xp)
+    x = np.random.default_rng(3).normal(size=(5, 2, 3))
+    e, h = expected(x)[-1], rnn(to(xp, x))[-1]
+    assert type(h.data) is kind(xp)
+    np.testing.assert_allclose(h.numpy(), e.data, **TOLERANCE)
+    (h * h).sum().backward()
+    (e * e).sum().backward()
+    for p, q in zip(rnn.parameters(), expected.parameters()):
+        np.testing.assert_allclose(backend.to_numpy(p.grad), q.grad, **TOLERANCE)
+
+
+def test_gradcheck_nudges_inputs_in_their_library(xp):
+    a = Tensor(to(xp, np.array([[0.5, -1.0], [2.0, 0.3]])))
+    b = Tensor(to(xp, np.array([1.5, 0.7])))
+    seen = []
+
+    def f(u: Tensor, v: Tensor) -> Tensor:
+        seen.append(type(u.data))
+        return ((u @ v).tanh() * v.sum()).sum()
+
+    assert gradcheck(f, a, b)
+    assert set(seen) == {kind(xp)}
+
+
+def test_no_grad_and_checkpoint_in_the_library(xp):
+    w = Tensor(to(xp, np.array([0.5, -0.25])), requires_grad=True)
+    with no_grad():
+        assert not (w * 2).requires_grad
+    y = checkpoint(lambda t: (t * w).tanh(), Tensor(to(xp, np.array([1.0, 2.0])), requires_grad=True))
+    y.sum().backward()
+    assert type(w.grad) is kind(xp)
+
+
+def test_the_optimiser_refuses_a_gradient_of_another_library(xp):
+    p = Tensor(to(xp, np.ones(2)), requires_grad=True)
+    (p * 2).sum().backward()
+    opt = SGD([p], lr=0.1)
+    q = Tensor(np.ones(2), requires_grad=True)
+    (q * 2).sum().backward()
+    p.grad, q.grad = q.grad, p.grad  # the learner's mistake: each gets the other's gradient
+    with pytest.raises(TypeError, match="parameter 0 is an? .* but its gradient is a numpy array"):
+        opt.step()
+
+
+# -- the helpers for what the standard has not ----------------------------------------------------
+
+
+def test_numpy_arrays_need_no_lookup():
+    t = Tensor([1.0, 2.0])
+    assert t.xp is backend.NUMPY and backend.library(t.xp) == "numpy"
+    assert backend.namespace(np.float64(1.0)) is backend.NUMPY
+    assert backend.device(t.data, t.xp) == "cpu"
+
+
+def test_numpy_namespace_gives_numpys_results():
+    xp = backend.NUMPY
+    a = np.random.default_rng(0).normal(size=(3, 4))
+    for axis in (None, 0, (0, 1), ()):
+        for keepdims in (False, True):
+            for ours, theirs in ((xp.sum, np.sum), (xp.max, np.max), (xp.min, np.min),
+                                 (xp.all, np.all), (xp.any, np.any)):
+                np.testing.assert_array_equal(ours(a, axis=axis, keepdims=keepdims),
+                                              theirs(a, axis=axis, keepdims=keepdims))
+    assert xp.sum(np.array([True, True])) == 2 and xp.reshape(a, (12,)).shape == (12,)
+    assert xp.astype(a, np.float32).dtype == np.float32 and xp.permute_dims(a, (1, 0)).shape == (4, 3)
+    assert xp.ones_like(a).sum() == 12 and not xp.zeros_like(a).any()
+    assert xp.isdtype(np.dtype(np.int8), "integral") and xp.isdtype(np.dtype(np.float32), ("bool", "real floating"))
+    assert not xp.isdtype(np.dtype(np.float32), "integral") and xp.exp is np.exp
+    assert xp.__array_api_version__ == np.__array_api_version__
+
+
+def test_all_finite_and_to_numpy():
+    assert backend.all_finite(np.ones((2, 3)), backend.NUMPY)
+    assert not backend.all_finite(np.array([1.0, np.inf]), backend.NUMPY)
+    assert not backend.all_finite(np.array([np.nan]), backend.NUMPY)
+    assert backend.all_finite(np.array([1e200, -1e200]), backend.NUMPY), "squares beyond float: asked again"
+    assert backend.all_finite(np.zeros((0, 3)), backend.NUMPY)
+    assert isinstance(backend.to_numpy(2.0), np.ndarray) and backend.to_numpy(np.float32(1)).dtype == np.float32
+
+
+@pytest.mark.parametrize("library", LIBRARIES)
+def test_no_floating_point_warning_escapes(library):
+    # NumPy's error state (backend.errstate) quiets array_api_strict too, which computes with NumPy.
+    xp = array_api_strict if library == "array_api_strict" else torch_namespace
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(ValueError, match="fractional power"):
+            Tensor(to(xp, np.array([-1.0, 4.0]))) ** 0.5
+        big = Tensor(to(xp, np.array([1e308, 1e308])))
+        assert np.isfinite(big.mean().item())
