@@ -103,7 +103,7 @@ class Value:
     def __add__(self, other: Value | Number) -> Value:
         other = other if isinstance(other, Value) else Value(other)
         return Value(self.data + other.data, parents=(self, other), op="+",
-                    backward_rule=Value.add_backward)
+                     backward_rule=Value.add_backward)
 
     @staticmethod
     def add_backward(out: Value) -> None:
@@ -114,7 +114,7 @@ class Value:
     def __mul__(self, other: Value | Number) -> Value:
         other = other if isinstance(other, Value) else Value(other)
         return Value(self.data * other.data, parents=(self, other), op="*",
-                    backward_rule=Value.mul_backward)
+                     backward_rule=Value.mul_backward)
 
     @staticmethod
     def mul_backward(out: Value) -> None:
@@ -126,7 +126,7 @@ class Value:
         """``self ** n`` for a constant number ``n``."""
         n = check_exponent(self.data, exponent)
         return Value(power(self.data, n), parents=(self,), op=f"**{n}",
-                    backward_rule=Value.pow_backward, saved=n)
+                     backward_rule=Value.pow_backward, saved=n)
 
     @staticmethod
     def pow_backward(out: Value) -> None:
@@ -171,7 +171,7 @@ class Value:
 
     def tanh(self) -> Value:
         return Value(math.tanh(self.data), parents=(self,), op="tanh",
-                    backward_rule=Value.tanh_backward)
+                     backward_rule=Value.tanh_backward)
 
     @staticmethod
     def tanh_backward(out: Value) -> None:
@@ -185,7 +185,7 @@ class Value:
                 + (f" at the node labelled {self.label!r}" if self.label else "")
             )
         return Value(math.exp(self.data), parents=(self,), op="exp",
-                    backward_rule=Value.exp_backward)
+                     backward_rule=Value.exp_backward)
 
     @staticmethod
     def exp_backward(out: Value) -> None:
@@ -196,7 +196,7 @@ class Value:
         if self.data <= 0.0:
             raise ValueError(f"log({self.data}): log needs a positive number")
         return Value(math.log(self.data), parents=(self,), op="log",
-                    backward_rule=Value.log_backward)
+                     backward_rule=Value.log_backward)
 
     @staticmethod
     def log_backward(out: Value) -> None:
@@ -205,7 +205,7 @@ class Value:
 
     def relu(self) -> Value:
         return Value(self.data if self.data > 0.0 else 0.0, parents=(self,), op="relu",
-                    backward_rule=Value.relu_backward)
+                     backward_rule=Value.relu_backward)
 
     @staticmethod
     def relu_backward(out: Value) -> None:
@@ -215,7 +215,7 @@ class Value:
 
     def sigmoid(self) -> Value:
         return Value(sigmoid(self.data), parents=(self,), op="sigmoid",
-                    backward_rule=Value.sigmoid_backward)
+                     backward_rule=Value.sigmoid_backward)
 
     @staticmethod
     def sigmoid_backward(out: Value) -> None:
@@ -226,7 +226,7 @@ class Value:
         """``log(1 + e**x)``, as ``max(x, 0) + log1p(e**-|x|)``: exp never sees a positive number."""
         x = self.data
         return Value(max(x, 0.0) + math.log1p(math.exp(-abs(x))), parents=(self,), op="softplus",
-                    backward_rule=Value.softplus_backward)
+                     backward_rule=Value.softplus_backward)
 
     @staticmethod
     def softplus_backward(out: Value) -> None:
@@ -235,7 +235,7 @@ class Value:
 
     def sin(self) -> Value:
         return Value(math.sin(self.data), parents=(self,), op="sin",
-                    backward_rule=Value.sin_backward)
+                     backward_rule=Value.sin_backward)
 
     @staticmethod
     def sin_backward(out: Value) -> None:
@@ -244,7 +244,7 @@ class Value:
 
     def cos(self) -> Value:
         return Value(math.cos(self.data), parents=(self,), op="cos",
-                    backward_rule=Value.cos_backward)
+                     backward_rule=Value.cos_backward)
 
     @staticmethod
     def cos_backward(out: Value) -> None:
