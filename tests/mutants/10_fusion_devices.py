@@ -2,27 +2,27 @@
 
 MUTANTS = {
     1: {  # a fused linear layer with ReLU
-        # Edits of the solution's two blocks: the forward (`a = ...`, `return Tensor(...)`) and the
+        # Edits of the solution's two blocks: the forward (`a = ...`, `return x.new_node(...)`) and the
         # rule (`da = ...` and three guarded accumulates).
         "wrong": {
             "built from the primitive ops": [
-                ("    a = x.data @ w.data + b.data\n    return Tensor(np.maximum(a, 0, out=a), "
-                 "parents=(x, w, b), op=\"linear_relu\",\n                  "
+                ("    a = x.data @ w.data + b.data\n    return x.new_node(np.maximum(a, 0, out=a), "
+                 "parents=(x, w, b), op=\"linear_relu\",\n                      "
                  "backward_rule=linear_relu_backward)",
                  "    return (x @ w + b).relu()"),
             ],
             "the pre-activation saved for the rule": [
-                ("    return Tensor(np.maximum(a, 0, out=a), parents=(x, w, b), op=\"linear_relu\",\n"
-                 "                  backward_rule=linear_relu_backward)",
-                 "    return Tensor(np.maximum(a, 0), parents=(x, w, b), op=\"linear_relu\",\n"
-                 "                  backward_rule=linear_relu_backward, saved=a)"),
+                ("    return x.new_node(np.maximum(a, 0, out=a), parents=(x, w, b), op=\"linear_relu\",\n"
+                 "                      backward_rule=linear_relu_backward)",
+                 "    return x.new_node(np.maximum(a, 0), parents=(x, w, b), op=\"linear_relu\",\n"
+                 "                      backward_rule=linear_relu_backward, saved=a)"),
                 ("da = out.grad * (out.data > 0)", "da = out.grad * (out.saved > 0)"),
             ],
             "relu's mask saved for the rule": [
-                ("    return Tensor(np.maximum(a, 0, out=a), parents=(x, w, b), op=\"linear_relu\",\n"
-                 "                  backward_rule=linear_relu_backward)",
-                 "    return Tensor(np.maximum(a, 0), parents=(x, w, b), op=\"linear_relu\",\n"
-                 "                  backward_rule=linear_relu_backward, saved=a > 0)"),
+                ("    return x.new_node(np.maximum(a, 0, out=a), parents=(x, w, b), op=\"linear_relu\",\n"
+                 "                      backward_rule=linear_relu_backward)",
+                 "    return x.new_node(np.maximum(a, 0), parents=(x, w, b), op=\"linear_relu\",\n"
+                 "                      backward_rule=linear_relu_backward, saved=a > 0)"),
                 ("da = out.grad * (out.data > 0)", "da = out.grad * out.saved"),
             ],
             "no relu in backward": [("da = out.grad * (out.data > 0)", "da = out.grad")],
@@ -42,8 +42,8 @@ MUTANTS = {
             ],
         },
         "right": [
-            ("    a = x.data @ w.data + b.data\n    return Tensor(np.maximum(a, 0, out=a), "
-             "parents=(x, w, b), op=\"linear_relu\",\n                  "
+            ("    a = x.data @ w.data + b.data\n    return x.new_node(np.maximum(a, 0, out=a), "
+             "parents=(x, w, b), op=\"linear_relu\",\n                      "
              "backward_rule=linear_relu_backward)",
              "    pre = x.data @ w.data + b.data\n"
              "    return Tensor(np.where(pre > 0, pre, 0.0), parents=(x, w, b), op=\"linear_relu\",\n"

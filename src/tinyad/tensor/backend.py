@@ -10,8 +10,8 @@ of asking again.
 Where the standard has no function, each need has one small helper here, NumPy's way
 first: an unbuffered scatter-add (``scatter_add``), NumPy's floating-point error state
 (``errstate``), a copy in NumPy for reading (``to_numpy``), a quick test that an array is
-finite (``all_finite``), and the message for arrays that cannot meet in one op
-(``cannot_combine``). Nothing else in the engine asks which library
+finite (``all_finite``), and the check and message for arrays that cannot meet in one op
+(``same_place``, ``cannot_combine``). Nothing else in the engine asks which library
 it holds.
 """
 
@@ -78,6 +78,16 @@ def cannot_combine(a: Any, xp_a: ModuleType, b: Any, xp_b: ModuleType, op: str) 
         "device=...)))"
     )
 
+
+
+def same_place(op: str, *tensors: Any) -> None:
+    """A TypeError naming both, unless ``tensors`` (Tensors: each holds ``data`` and its namespace
+    ``xp``) hold arrays of one library on one device."""
+    first = tensors[0]
+    xp = first.xp
+    for t in tensors[1:]:
+        if t.xp is not xp or not same_device(t.data, first.data, xp):
+            raise cannot_combine(first.data, xp, t.data, t.xp, op)
 
 def dtype_name(dtype: Any) -> str:
     """A dtype's plain name, whatever the library: "float32" for NumPy's, torch's or array_api_strict's."""

@@ -1,6 +1,8 @@
 """Binary ops with broadcasting: ``+ - * / **`` and matrix multiplication ``@``.
 
-Each op is one block: the forward function, then its backward rule.
+Each op is one block: the forward function, which computes the array and makes the output
+node from its first operand (``a.new_node(data, parents=(a, b), op="+", backward_rule=...)``),
+then its backward rule.
 
 Broadcasting lines the two shapes up from the right and stretches an axis of size
 1 (or a missing one) to match the other operand. A stretched operand was used
@@ -8,9 +10,10 @@ once per copy, so its gradient is the sum over the copies: every rule here passe
 its parent's gradient through ``sum_to_shape`` before adding it in. Matrix
 multiplication broadcasts only its batch axes, and sums them back the same way.
 
-Either operand may be a Tensor, an array or a Python number (``tensor.as_tensor`` makes
-the constant, a number in the other operand's library). Both must be of one library and on
-one device, else a ``TypeError`` names both; a shape that does not broadcast raises
+The ops take two Tensors. In ``t + 2`` or ``2 * t`` the other operand may be an array or a
+Python number: the Tensor's operator makes it a constant first (``Tensor.operand``, a number
+in the Tensor's library and dtype). Both must be of one library and on one device, else a
+``TypeError`` names both (``one_place``); a shape that does not broadcast raises
 ``ValueError`` naming both shapes. The arithmetic is the arrays' own operators (``+``,
 ``@``, ...), which every library that follows the array API standard defines.
 
@@ -22,26 +25,22 @@ adds the negation.
 from __future__ import annotations
 
 import operator
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
 
 from tinyad.tensor import elementwise
-from tinyad.tensor.backend import NUMPY, dtype_name, errstate, to_numpy
+from tinyad.tensor.backend import NUMPY, dtype_name, errstate, same_place, to_numpy
 from tinyad.tensor.gradients import sum_to_shape
-from tinyad.tensor.tensor import Tensor, as_tensor, same_place
+
+if TYPE_CHECKING:  # for the type hints only: tensor.py imports this module
+    from tinyad.tensor.tensor import Tensor
 
 
-def operands(a: Any, b: Any, op: str) -> tuple[Tensor, Tensor]:
-    """Both operands as Tensors of one library on one device; a number or an integer array takes
-    the other operand's dtype."""
-    if not isinstance(a, Tensor):
-        a = as_tensor(a, like=b)
-    elif not isinstance(b, Tensor):
-        b = as_tensor(b, like=a)
+def one_place(a: Tensor, b: Tensor, op: str) -> None:
+    """A TypeError naming both, unless ``a`` and ``b`` hold arrays of one library on one device."""
     if a.xp is not b.xp or a.xp is not NUMPY:  # two NumPy arrays are both on the CPU
         same_place(op, a, b)
-    return a, b
 
 
 def broadcast(function: Callable, a: Tensor, b: Tensor, op: str) -> Any:
@@ -60,10 +59,10 @@ def cannot_broadcast(a: Tensor, b: Tensor, op: str) -> ValueError:
 # -- a + b --------------------------------------------------------------------
 
 
-def add(a: Any, b: Any) -> Tensor:
-    a, b = operands(a, b, "+")
+def add(a: Tensor, b: Tensor) -> Tensor:
+    one_place(a, b, "+")
     data = broadcast(operator.add, a, b, "+")
-    return Tensor(data, parents=(a, b), op="+", backward_rule=add_backward)
+    return a.new_node(data, parents=(a, b), op="+", backward_rule=add_backward)
 
 
 def add_backward(out: Tensor) -> None:
@@ -76,9 +75,9 @@ def add_backward(out: Tensor) -> None:
 # -- a - b --------------------------------------------------------------------
 
 
-def sub(a: Any, b: Any) -> Tensor:
+def sub(a: Tensor, b: Tensor) -> Tensor:
     """``a + (-b)``, as in the scalar engine: two nodes when ``b`` needs a gradient, one if not."""
-    a, b = operands(a, b, "-")
+    one_place(a, b, "-")
     try:
         np.broadcast_shapes(a.shape, b.shape)  # shapes only: tuples of ints, whatever the library
     except ValueError:  # say so now, naming the '-' that was written
@@ -89,10 +88,10 @@ def sub(a: Any, b: Any) -> Tensor:
 # -- a * b --------------------------------------------------------------------
 
 
-def mul(a: Any, b: Any) -> Tensor:
-    a, b = operands(a, b, "*")
+def mul(a: Tensor, b: Tensor) -> Tensor:
+    one_place(a, b, "*")
     data = broadcast(operator.mul, a, b, "*")
-    return Tensor(data, parents=(a, b), op="*", backward_rule=mul_backward)
+    return a.new_node(data, parents=(a, b), op="*", backward_rule=mul_backward)
 
 
 def mul_backward(out: Tensor) -> None:
@@ -107,15 +106,15 @@ def mul_backward(out: Tensor) -> None:
 # -- a / b --------------------------------------------------------------------
 
 
-def div(a: Any, b: Any) -> Tensor:
-    a, b = operands(a, b, "/")
+def div(a: Tensor, b: Tensor) -> Tensor:
+    one_place(a, b, "/")
     if not b.xp.all(b.data):
         zeros = b.size - int(b.xp.count_nonzero(b.data))
         raise ZeroDivisionError(
             f"division by zero: the divisor of shape {b.shape} has {zeros} zero entries"
         )
     data = broadcast(operator.truediv, a, b, "/")
-    return Tensor(data, parents=(a, b), op="/", backward_rule=div_backward)
+    return a.new_node(data, parents=(a, b), op="/", backward_rule=div_backward)
 
 
 def div_backward(out: Tensor) -> None:
@@ -131,9 +130,9 @@ def div_backward(out: Tensor) -> None:
 # -- base ** exponent ---------------------------------------------------------
 
 
-def power(base: Any, exponent: Any) -> Tensor:
-    """``base ** exponent``: either may be a Tensor, an array or a number."""
-    base, exponent = operands(base, exponent, "**")
+def power(base: Tensor, exponent: Tensor) -> Tensor:
+    """``base ** exponent``, entry by entry: ``t ** 2``, ``2 ** t`` and ``t ** u`` all come here."""
+    one_place(base, exponent, "**")
     xp = base.xp
     with errstate(divide="ignore", invalid="ignore"):  # those entries are refused below
         data = broadcast(operator.pow, base, exponent, "**")
@@ -150,7 +149,7 @@ def power(base: Any, exponent: Any) -> Tensor:
         raise ZeroDivisionError(f"base ** exponent: {int(xp.count_nonzero(zero_to_negative))} "
                                 "entries raise 0 to a negative power, which is infinite")
     op = "**" if exponent.requires_grad or exponent.size != 1 else f"**{exponent.item():g}"
-    return Tensor(data, parents=(base, exponent), op=op, backward_rule=power_backward)
+    return base.new_node(data, parents=(base, exponent), op=op, backward_rule=power_backward)
 
 
 def power_backward(out: Tensor) -> None:
@@ -207,9 +206,9 @@ def through_power(out: Tensor, slope: Any, to: str) -> Any:
 # -- a @ b --------------------------------------------------------------------
 
 
-def matmul(a: Any, b: Any) -> Tensor:
+def matmul(a: Tensor, b: Tensor) -> Tensor:
     """NumPy's matmul rules: 1-D, 2-D, and batches of matrices whose batch axes broadcast."""
-    a, b = operands(a, b, "@")
+    one_place(a, b, "@")
     if a.ndim == 0 or b.ndim == 0:
         raise ValueError(f"@ needs operands with at least one axis, got shapes {a.shape} and {b.shape}")
     try:
@@ -221,7 +220,7 @@ def matmul(a: Any, b: Any) -> Tensor:
         else:
             why = f"the batch dimensions {a.shape[:-2]} and {b.shape[:-2]} do not broadcast"
         raise ValueError(f"@ cannot multiply shapes {a.shape} and {b.shape}: {why}") from None
-    return Tensor(data, parents=(a, b), op="@", backward_rule=matmul_backward)
+    return a.new_node(data, parents=(a, b), op="@", backward_rule=matmul_backward)
 
 
 def matmul_backward(out: Tensor) -> None:

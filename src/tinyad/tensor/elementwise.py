@@ -3,7 +3,9 @@
 Each maps every entry on its own, so its backward multiplies the output's gradient
 entry by entry with the local derivative: the rules of lesson 01, applied to a
 whole array at once. No broadcasting is involved; the gradient has the input's
-shape already. Each op is one block: the forward function, then its rule.
+shape already. Each op is one block: the forward function, which computes the array and makes
+the output node from its input (``x.new_node(data, parents=(x,), op="tanh",
+backward_rule=tanh_backward)``), then its rule.
 
 Where a function would leave the real numbers it raises at once, naming how many
 entries are at fault: ``exp`` where the result would overflow to inf, ``log``
@@ -16,10 +18,12 @@ where an entry is <= 0. ``sigmoid`` uses a form that never overflows, ``stable_s
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tinyad.tensor.backend import dtype_name, namespace
-from tinyad.tensor.tensor import Tensor
+
+if TYPE_CHECKING:  # for the type hints only: tensor.py imports this module
+    from tinyad.tensor.tensor import Tensor
 
 # exp(x) is finite for x up to log(largest float) and inf beyond: the limit for each dtype
 # met so far (NumPy's, torch's, ...), worked out once from the library's finfo.
@@ -36,7 +40,7 @@ def exp_limit(x: Tensor) -> float:
 
 
 def neg(x: Tensor) -> Tensor:
-    return Tensor(-x.data, parents=(x,), op="neg", backward_rule=neg_backward)
+    return x.new_node(-x.data, parents=(x,), op="neg", backward_rule=neg_backward)
 
 
 def neg_backward(out: Tensor) -> None:
@@ -51,7 +55,7 @@ def exp(x: Tensor) -> Tensor:
             f"exp overflows {dtype_name(x.dtype)} at {int(xp.count_nonzero(x.data > limit))} entries "
             f"(the largest input is {float(xp.max(x.data)):.6g}; exp of more than {limit:.2f} is inf)"
         )
-    return Tensor(xp.exp(x.data), parents=(x,), op="exp", backward_rule=exp_backward)
+    return x.new_node(xp.exp(x.data), parents=(x,), op="exp", backward_rule=exp_backward)
 
 
 def exp_backward(out: Tensor) -> None:
@@ -66,7 +70,7 @@ def log(x: Tensor) -> Tensor:
             f"log needs positive entries: {int(xp.count_nonzero(x.data <= 0))} of the {x.size} "
             f"entries are <= 0 (the smallest is {float(xp.min(x.data)):.6g})"
         )
-    return Tensor(xp.log(x.data), parents=(x,), op="log", backward_rule=log_backward)
+    return x.new_node(xp.log(x.data), parents=(x,), op="log", backward_rule=log_backward)
 
 
 def log_backward(out: Tensor) -> None:
@@ -75,7 +79,7 @@ def log_backward(out: Tensor) -> None:
 
 
 def tanh(x: Tensor) -> Tensor:
-    return Tensor(x.xp.tanh(x.data), parents=(x,), op="tanh", backward_rule=tanh_backward)
+    return x.new_node(x.xp.tanh(x.data), parents=(x,), op="tanh", backward_rule=tanh_backward)
 
 
 def tanh_backward(out: Tensor) -> None:
@@ -84,7 +88,7 @@ def tanh_backward(out: Tensor) -> None:
 
 
 def relu(x: Tensor) -> Tensor:
-    return Tensor(x.xp.maximum(x.data, 0.0), parents=(x,), op="relu", backward_rule=relu_backward)
+    return x.new_node(x.xp.maximum(x.data, 0.0), parents=(x,), op="relu", backward_rule=relu_backward)
 
 
 def relu_backward(out: Tensor) -> None:
@@ -101,7 +105,7 @@ def stable_sigmoid(a: Any) -> Any:
 
 def sigmoid(x: Tensor) -> Tensor:
     """``1 / (1 + exp(-x))`` elementwise, in the form that never overflows (``stable_sigmoid``)."""
-    return Tensor(stable_sigmoid(x.data), parents=(x,), op="sigmoid", backward_rule=sigmoid_backward)
+    return x.new_node(stable_sigmoid(x.data), parents=(x,), op="sigmoid", backward_rule=sigmoid_backward)
 
 
 def sigmoid_backward(out: Tensor) -> None:
@@ -113,7 +117,7 @@ def softplus(x: Tensor) -> Tensor:
     """``log(1 + e ** x)`` elementwise, as ``max(x, 0) + log1p(e ** -|x|)``: exp never sees x > 0."""
     xp = x.xp
     data = xp.maximum(x.data, 0.0) + xp.log1p(xp.exp(-xp.abs(x.data)))
-    return Tensor(data, parents=(x,), op="softplus", backward_rule=softplus_backward)
+    return x.new_node(data, parents=(x,), op="softplus", backward_rule=softplus_backward)
 
 
 def softplus_backward(out: Tensor) -> None:
@@ -122,7 +126,7 @@ def softplus_backward(out: Tensor) -> None:
 
 
 def sin(x: Tensor) -> Tensor:
-    return Tensor(x.xp.sin(x.data), parents=(x,), op="sin", backward_rule=sin_backward)
+    return x.new_node(x.xp.sin(x.data), parents=(x,), op="sin", backward_rule=sin_backward)
 
 
 def sin_backward(out: Tensor) -> None:
@@ -131,7 +135,7 @@ def sin_backward(out: Tensor) -> None:
 
 
 def cos(x: Tensor) -> Tensor:
-    return Tensor(x.xp.cos(x.data), parents=(x,), op="cos", backward_rule=cos_backward)
+    return x.new_node(x.xp.cos(x.data), parents=(x,), op="cos", backward_rule=cos_backward)
 
 
 def cos_backward(out: Tensor) -> None:

@@ -2,7 +2,8 @@
 
 Each function here is one node with its own backward rule, instead of a chain of
 ``exp``, ``sum`` and ``/`` nodes: fewer nodes is faster, and a direct rule can be
-written in the stable form.
+written in the stable form. The node is made as every op makes its output, from its input
+(``x.new_node(data, parents=(x,), op="softmax", backward_rule=softmax_backward)``).
 
 The numerical care, in one place:
 
@@ -40,10 +41,12 @@ from typing import Any, Sequence, Union
 
 import numpy as np
 
-from tinyad.tensor.backend import cannot_combine, dtype_name, is_array, namespace, same_device, to_numpy
+from tinyad.tensor.backend import (
+    cannot_combine, dtype_name, is_array, namespace, same_device, same_place, to_numpy,
+)
 from tinyad.tensor.elementwise import stable_sigmoid
 from tinyad.tensor.reductions import axes
-from tinyad.tensor.tensor import Tensor, constant, same_place
+from tinyad.tensor.tensor import Tensor, constant
 
 Labels = Union[Sequence[int], np.ndarray, Tensor]
 
@@ -91,7 +94,7 @@ def softmax(x: Tensor, axis: int = -1) -> Tensor:
     x = _tensor(x)
     axis = _one_axis(axis, x)
     _, e, s = _shifted_exp(x.data, axis)
-    return Tensor(e / s, parents=(x,), op="softmax", backward_rule=softmax_backward, saved=axis)
+    return x.new_node(e / s, parents=(x,), op="softmax", backward_rule=softmax_backward, saved=axis)
 
 
 def softmax_backward(out: Tensor) -> None:
@@ -109,8 +112,8 @@ def logsumexp(x: Tensor, axis: int = -1, keepdims: bool = False) -> Tensor:
     data = m + x.xp.log(s)
     if not keepdims:
         data = x.xp.squeeze(data, axis=axis)
-    return Tensor(data, parents=(x,), op="logsumexp", backward_rule=logsumexp_backward,
-                  saved=(axis, keepdims))
+    return x.new_node(data, parents=(x,), op="logsumexp", backward_rule=logsumexp_backward,
+                      saved=(axis, keepdims))
 
 
 def logsumexp_backward(out: Tensor) -> None:
@@ -129,8 +132,8 @@ def log_softmax(x: Tensor, axis: int = -1) -> Tensor:
     x = _tensor(x)
     axis = _one_axis(axis, x)
     m, _, s = _shifted_exp(x.data, axis)
-    return Tensor(x.data - m - x.xp.log(s), parents=(x,), op="log_softmax",
-                  backward_rule=log_softmax_backward, saved=axis)
+    return x.new_node(x.data - m - x.xp.log(s), parents=(x,), op="log_softmax",
+                      backward_rule=log_softmax_backward, saved=axis)
 
 
 def log_softmax_backward(out: Tensor) -> None:
@@ -204,8 +207,8 @@ def cross_entropy(logits: Tensor, targets: Labels) -> Tensor:
     losses = xp.log(s) - (xp.sum(one_hot * logits.data, axis=1, keepdims=True) - m)
     probabilities = e / s
     data = xp.sum(losses) / batch
-    return Tensor(data, parents=(logits,), op="cross_entropy",
-                  backward_rule=cross_entropy_backward, saved=(one_hot, probabilities))
+    return logits.new_node(data, parents=(logits,), op="cross_entropy",
+                           backward_rule=cross_entropy_backward, saved=(one_hot, probabilities))
 
 
 def cross_entropy_backward(out: Tensor) -> None:
@@ -221,7 +224,7 @@ def log_sigmoid(x: Tensor) -> Tensor:
     x = _tensor(x)
     xp = x.xp
     data = xp.minimum(x.data, 0.0) - xp.log1p(xp.exp(-xp.abs(x.data)))
-    return Tensor(data, parents=(x,), op="log_sigmoid", backward_rule=log_sigmoid_backward)
+    return x.new_node(data, parents=(x,), op="log_sigmoid", backward_rule=log_sigmoid_backward)
 
 
 def log_sigmoid_backward(out: Tensor) -> None:
@@ -256,8 +259,9 @@ def binary_cross_entropy_with_logits(logits: Tensor, targets: Any) -> Tensor:
         )
     x = logits.data
     losses = xp.maximum(x, 0.0) - x * t + xp.log1p(xp.exp(-xp.abs(x)))
-    return Tensor(xp.sum(losses) / logits.size, parents=(logits, targets), op="bce_with_logits",
-                  backward_rule=binary_cross_entropy_with_logits_backward)
+    data = xp.sum(losses) / logits.size
+    return logits.new_node(data, parents=(logits, targets), op="bce_with_logits",
+                           backward_rule=binary_cross_entropy_with_logits_backward)
 
 
 def binary_cross_entropy_with_logits_backward(out: Tensor) -> None:
@@ -284,7 +288,7 @@ def mse(pred: Tensor, target: Any) -> Tensor:
         raise ValueError(f"mse of empty tensors (shape {pred.shape})")
     diff = pred.data - target.data
     data = pred.xp.sum(diff * diff) / pred.size
-    return Tensor(data, parents=(pred, target), op="mse", backward_rule=mse_backward, saved=diff)
+    return pred.new_node(data, parents=(pred, target), op="mse", backward_rule=mse_backward, saved=diff)
 
 
 def mse_backward(out: Tensor) -> None:
@@ -309,14 +313,15 @@ def linear(x: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
         )
     if bias is None:
         same_place("linear", x, weight)
-        return Tensor(x.data @ weight.data, parents=(x, weight), op="linear", backward_rule=linear_backward)
+        return x.new_node(x.data @ weight.data, parents=(x, weight), op="linear",
+                          backward_rule=linear_backward)
     if bias.shape != (weight.shape[1],):
         raise ValueError(f"linear needs a bias of shape ({weight.shape[1]},), got {bias.shape}")
     same_place("linear", x, weight, bias)
     # One expression: NumPy adds the bias into the product's own array (a temporary nothing
     # else holds) where the array is large enough to be worth it.
-    return Tensor(x.data @ weight.data + bias.data, parents=(x, weight, bias), op="linear",
-                  backward_rule=linear_backward)
+    return x.new_node(x.data @ weight.data + bias.data, parents=(x, weight, bias), op="linear",
+                      backward_rule=linear_backward)
 
 
 def linear_backward(out: Tensor) -> None:
@@ -348,8 +353,8 @@ def rnn_step(x: Tensor, h: Tensor, w_x: Tensor, w_h: Tensor, b: Tensor) -> Tenso
         )
     same_place("rnn_step", x, h, w_x, w_h, b)
     a = x.data @ w_x.data + h.data @ w_h.data + b.data  # one expression, as in linear
-    return Tensor(x.xp.tanh(a), parents=(x, h, w_x, w_h, b), op="rnn_step",
-                  backward_rule=rnn_step_backward)
+    return x.new_node(x.xp.tanh(a), parents=(x, h, w_x, w_h, b), op="rnn_step",
+                      backward_rule=rnn_step_backward)
 
 
 def rnn_step_backward(out: Tensor) -> None:

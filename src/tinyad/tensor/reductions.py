@@ -9,20 +9,24 @@ total is preserved and the rule does not depend on the order of the entries. ``m
 is ``max`` with NumPy's ``min``: one forward, ``extremum``, makes both, and
 ``max_backward`` is the rule of both.
 
-Each op is one block, the forward function then its rule; ``axes`` and
-``unreduce``, the two helpers they share, come first. The Tensor methods of the same
+Each op is one block, the forward function then its rule; the forward computes the array and
+makes the output node from its input (``x.new_node(data, parents=(x,), op="sum", ...)``), with
+what the rule needs from it as ``saved``. ``axes`` and ``unreduce``, the two helpers they
+share, come first. The Tensor methods of the same
 names call these functions.
 """
 
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from tinyad.tensor.backend import errstate, namespace
-from tinyad.tensor.tensor import Tensor
+
+if TYPE_CHECKING:  # for the type hints only: tensor.py imports this module
+    from tinyad.tensor.tensor import Tensor
 
 Axis = Any  # None, an int, or a tuple of ints
 
@@ -64,7 +68,7 @@ def sum(x: Tensor, axis: Axis = None, keepdims: bool = False) -> Tensor:
     """The sum over ``axis`` (all axes when None)."""
     over = axes(axis, x.shape)
     data = x.xp.sum(x.data, axis=over, keepdims=keepdims)
-    return Tensor(data, parents=(x,), op="sum", backward_rule=sum_backward, saved=(over, keepdims))
+    return x.new_node(data, parents=(x,), op="sum", backward_rule=sum_backward, saved=(over, keepdims))
 
 
 def sum_backward(out: Tensor) -> None:
@@ -91,8 +95,8 @@ def mean(x: Tensor, axis: Axis = None, keepdims: bool = False) -> Tensor:
         with errstate(over="ignore"):
             scaled = xp.sum(x.data / count, axis=over, keepdims=keepdims)
         data = xp.where(xp.isfinite(data), data, scaled)
-    return Tensor(data, parents=(x,), op="mean", backward_rule=mean_backward,
-                  saved=(over, keepdims, count))
+    return x.new_node(data, parents=(x,), op="mean", backward_rule=mean_backward,
+                      saved=(over, keepdims, count))
 
 
 def mean_backward(out: Tensor) -> None:
@@ -139,4 +143,4 @@ def extremum(x: Tensor, axis: Axis, keepdims: bool, op: str) -> Tensor:
                          "of nothing has no value")
     extreme = x.xp.max if op == "max" else x.xp.min
     data = extreme(x.data, axis=over, keepdims=keepdims)
-    return Tensor(data, parents=(x,), op=op, backward_rule=max_backward, saved=(over, keepdims))
+    return x.new_node(data, parents=(x,), op=op, backward_rule=max_backward, saved=(over, keepdims))

@@ -7,19 +7,22 @@ Integer-array indexing may pick the same entry twice (``x[[0, 0]]``); each pick
 passes on its own gradient, so the scatter adds (``backend.scatter_add``, NumPy's
 ``np.add.at``) instead of assigning, and repeated indices accumulate.
 
-Each op is one block, the forward function then its rule. The Tensor methods of the
-same names, ``t.T`` and ``t[...]`` call these.
+Each op is one block, the forward function then its rule; the forward computes the array and
+makes the output node from its input (``x.new_node(data, parents=(x,), op="reshape", ...)``).
+The Tensor methods of the same names, ``t.T`` and ``t[...]`` call these.
 """
 
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from tinyad.tensor.backend import NUMPY, describe, is_array, namespace, scatter_add, to_numpy
-from tinyad.tensor.tensor import Tensor
+
+if TYPE_CHECKING:  # for the type hints only: tensor.py imports this module
+    from tinyad.tensor.tensor import Tensor
 
 
 # What basic indexing is made of, with None: integers and slices.
@@ -33,7 +36,7 @@ def reshape(x: Tensor, *shape: Any) -> Tensor:
     if not fits(shape, x.size):
         raise ValueError(f"cannot reshape a tensor of shape {x.shape} into shape {shape}")
     data = x.xp.reshape(x.data, tuple(int(n) for n in shape))
-    return Tensor(data, parents=(x,), op="reshape", backward_rule=reshape_backward)
+    return x.new_node(data, parents=(x,), op="reshape", backward_rule=reshape_backward)
 
 
 def reshape_backward(out: Tensor) -> None:
@@ -64,8 +67,8 @@ def transpose(x: Tensor, *axes: Any) -> Tensor:
     if not in_range or sorted(int(a) % ndim for a in axes) != list(range(ndim)):
         raise ValueError(f"transpose axes {axes} are not a permutation of the axes of shape {x.shape}")
     axes = tuple(int(a) % ndim for a in axes)
-    return Tensor(x.xp.permute_dims(x.data, axes), parents=(x,), op="transpose",
-                  backward_rule=transpose_backward, saved=axes)
+    return x.new_node(x.xp.permute_dims(x.data, axes), parents=(x,), op="transpose",
+                      backward_rule=transpose_backward, saved=axes)
 
 
 def transpose_backward(out: Tensor) -> None:
@@ -81,7 +84,7 @@ def getitem(x: Tensor, index: Any) -> Tensor:
         data = x.data[picked]
     except IndexError as error:
         raise IndexError(f"cannot index a tensor of shape {x.shape} with {index!r}: {error}") from None
-    return Tensor(data, parents=(x,), op="index", backward_rule=getitem_backward, saved=picked)
+    return x.new_node(data, parents=(x,), op="index", backward_rule=getitem_backward, saved=picked)
 
 
 def getitem_backward(out: Tensor) -> None:
@@ -110,7 +113,7 @@ def own_index(index: Any, x: Tensor) -> Any:
         return tuple(own_index(part, x) for part in index)
     if index is None or isinstance(index, BASIC):
         return index
-    if isinstance(index, Tensor):
+    if isinstance(index, type(x)):  # a Tensor, as x is
         raise IndexError(
             "a Tensor cannot be an index: its data is float, so a mask and a list of positions "
             "would look the same. Index with a NumPy array or a list: integers pick positions, "

@@ -9,8 +9,9 @@ that library's namespace (``tensor.backend``), and every op computes with it. Ev
 the scalar engine's three beats:
 
 1. compute the forward array with the namespace of its inputs (``x.xp.tanh(x.data)``);
-2. make the output node with its parents (in operand order) and its op name;
-3. give it the backward rule: a function ``rule(out)`` that adds ``out.grad`` times
+2. make the output node from its operand, with its parents (in operand order), its op name
+   and its rule: ``x.new_node(data, parents=(x,), op="tanh", backward_rule=tanh_backward)``;
+3. the backward rule, written just below: a function ``rule(out)`` that adds ``out.grad`` times
    the local derivative into each parent that needs it, through ``sum_to_shape``
    wherever broadcasting may have stretched a parent.
 
@@ -19,13 +20,15 @@ by side: ``binary.py`` (``+ - * / ** @``, with broadcasting), ``elementwise.py``
 (each entry on its own, such as ``exp`` and ``tanh``), ``reductions.py`` (over axes, such
 as ``sum`` and ``max``), ``shapes.py`` (moving entries, such as ``reshape`` and indexing)
 and ``functional.py`` (softmax, losses and layers as single fused nodes). The methods
-below call them.
+below call them: this module imports the op modules, and they never import it back. An op
+makes its output through its operand (``new_node``), so it needs no name for the class; in
+``t + 2`` the operator makes the 2 a Tensor first (``operand``), so the ops get Tensors.
 
-``Tensor(...)`` is the one constructor: a learner's call makes a leaf; an op passes
-the keyword-only ``parents``, ``op``, ``backward_rule`` and ``saved`` (what the rule
-needs from the forward pass) to make its output, and nothing else sets a node's fields. The output records its graph only
-when recording is on (it is off inside ``no_grad()``) and a parent requires a
-gradient; otherwise it is a leaf that requires none.
+``Tensor(...)`` is the one constructor: a learner's call makes a leaf; ``new_node`` passes it
+the keyword-only ``parents``, ``op``, ``backward_rule`` and ``saved`` (what the rule needs
+from the forward pass) to make an op's output, and nothing else sets a node's fields. The
+output records its graph only when recording is on (it is off inside ``no_grad()``) and a
+parent requires a gradient; otherwise it is a leaf that requires none.
 
 Decisions worth knowing:
 
@@ -64,7 +67,7 @@ import numpy as np
 
 from tinyad import graph
 from tinyad.validation import as_real
-from tinyad.tensor import grad_mode
+from tinyad.tensor import binary, elementwise, grad_mode, reductions, shapes
 from tinyad.tensor.backend import (
     NUMPY, all_finite, cannot_combine, device, dtype_name, float_dtype, is_array, library, namespace,
     same_device, to_numpy,
@@ -222,44 +225,97 @@ class Tensor:
         """A new leaf sharing the same data: the graph behind ``self`` is cut off."""
         return Tensor(self.data)
 
+    # -- what the ops ask of a tensor: their output, their other operand --------
+
+    def new_node(
+        self, data: Any, *, parents: tuple[Tensor, ...], op: str, backward_rule: Rule, saved: Any = None,
+    ) -> Tensor:
+        """An op's output, a node of this tensor's kind: ``data`` computed from ``parents`` by ``op``,
+        and the ``backward_rule`` that feeds them (with ``saved``, what the rule needs from forward).
+
+        The counterpart of ``new_leaf``: an op makes its output from its operand
+        (``x.new_node(data, parents=(x,), op="tanh", backward_rule=tanh_backward)``), so the op
+        modules never import this one. It is recorded only when recording is on and a parent
+        requires a gradient; otherwise it is a leaf that requires none.
+        """
+        return Tensor(data, parents=parents, op=op, backward_rule=backward_rule, saved=saved)
+
+    def operand(self, other: ArrayLike) -> Tensor:
+        """The other operand of an op with this tensor, as a Tensor: itself, or a constant.
+
+        ``t + 2`` and ``2 + t`` both come here first, so the ops of ``binary.py`` get two Tensors.
+        Numbers and integer arrays take this tensor's dtype; Python's numbers and lists belong to
+        no library, so they join this tensor's, on its device; an array stays in its own library
+        (the op then refuses it if that is not this tensor's).
+        """
+        if isinstance(other, Tensor):
+            return other
+        if not isinstance(other, (numbers.Real, np.ndarray, list, tuple)) and not is_array(other):
+            if graph.is_node(other):  # a Value: the two engines' graphs do not join
+                raise TypeError(
+                    f"a Tensor and a {type(other).__name__} cannot be combined: use Tensor(v.data) "
+                    "for a constant, or make both Values"
+                )
+            raise TypeError(
+                f"a Tensor op needs a Tensor, a NumPy array or a real number as its other operand "
+                f"(or an array of another library that follows the array API standard), got "
+                f"{type(other).__name__}"
+            )
+        if isinstance(other, numbers.Real):
+            try:
+                finite = math.isfinite(other)
+            except OverflowError:  # an int beyond any float
+                finite = False
+            if not finite:
+                shown = other if not isinstance(other, int) else f"an int of {len(str(abs(other)))} digits"
+                raise ValueError(f"an operand of a Tensor op must be finite, got {shown}")
+        if isinstance(other, (numbers.Real, list, tuple)):
+            takes_dtype = isinstance(other, numbers.Real) or np.asarray(other).dtype.kind in "biu"
+        else:
+            xp = namespace(other)
+            integral = ("bool", "integral")
+            takes_dtype = other.dtype.kind in "biu" if xp is NUMPY else xp.isdtype(other.dtype, integral)
+        return constant(other, self, self.dtype if takes_dtype else None)
+
     # -- arithmetic, with NumPy broadcasting on both sides (binary.py) ----------
+    # The other operand becomes a Tensor here (``operand``): the ops get two Tensors.
 
     def __add__(self, other: ArrayLike) -> Tensor:
-        return binary.add(self, other)
+        return binary.add(self, self.operand(other))
 
     def __radd__(self, other: ArrayLike) -> Tensor:
-        return binary.add(other, self)
+        return binary.add(self.operand(other), self)
 
     def __sub__(self, other: ArrayLike) -> Tensor:
-        return binary.sub(self, other)
+        return binary.sub(self, self.operand(other))
 
     def __rsub__(self, other: ArrayLike) -> Tensor:
-        return binary.sub(other, self)
+        return binary.sub(self.operand(other), self)
 
     def __mul__(self, other: ArrayLike) -> Tensor:
-        return binary.mul(self, other)
+        return binary.mul(self, self.operand(other))
 
     def __rmul__(self, other: ArrayLike) -> Tensor:
-        return binary.mul(other, self)
+        return binary.mul(self.operand(other), self)
 
     def __truediv__(self, other: ArrayLike) -> Tensor:
-        return binary.div(self, other)
+        return binary.div(self, self.operand(other))
 
     def __rtruediv__(self, other: ArrayLike) -> Tensor:
-        return binary.div(other, self)
+        return binary.div(self.operand(other), self)
 
     def __pow__(self, exponent: ArrayLike) -> Tensor:
-        return binary.power(self, exponent)
+        return binary.power(self, self.operand(exponent))
 
     def __rpow__(self, base: ArrayLike) -> Tensor:
-        return binary.power(base, self)
+        return binary.power(self.operand(base), self)
 
     def __matmul__(self, other: ArrayLike) -> Tensor:
         """``self @ other`` with NumPy's matmul rules (1-D, 2-D, batched)."""
-        return binary.matmul(self, other)
+        return binary.matmul(self, self.operand(other))
 
     def __rmatmul__(self, other: ArrayLike) -> Tensor:
-        return binary.matmul(other, self)
+        return binary.matmul(self.operand(other), self)
 
     # -- elementwise functions (elementwise.py) -------------------------------
 
@@ -424,56 +480,12 @@ def freed_backward(out: Tensor) -> None:
     )
 
 
-def as_tensor(x: Any, like: Tensor) -> Tensor:
-    """An operand as a Tensor: itself, or a constant; numbers and integer arrays take ``like``'s dtype.
-
-    Python's numbers and lists belong to no library, so they join ``like``'s, on its device;
-    an array stays in its own library (the op then refuses it if that is not ``like``'s).
-    """
-    if isinstance(x, Tensor):
-        return x
-    if not isinstance(x, (numbers.Real, np.ndarray, list, tuple)) and not is_array(x):
-        if graph.is_node(x):  # a Value: the two engines' graphs do not join
-            raise TypeError(
-                f"a Tensor and a {type(x).__name__} cannot be combined: use Tensor(v.data) for "
-                "a constant, or make both Values"
-            )
-        raise TypeError(
-            f"a Tensor op needs a Tensor, a NumPy array or a real number as its other operand "
-            f"(or an array of another library that follows the array API standard), got "
-            f"{type(x).__name__}"
-        )
-    if isinstance(x, numbers.Real):
-        try:
-            finite = math.isfinite(x)
-        except OverflowError:  # an int beyond any float
-            finite = False
-        if not finite:
-            shown = x if not isinstance(x, int) else f"an int of {len(str(abs(x)))} digits"
-            raise ValueError(f"an operand of a Tensor op must be finite, got {shown}")
-    if isinstance(x, (numbers.Real, list, tuple)):
-        takes_dtype = isinstance(x, numbers.Real) or np.asarray(x).dtype.kind in "biu"
-    else:
-        xp = namespace(x)
-        takes_dtype = x.dtype.kind in "biu" if xp is NUMPY else xp.isdtype(x.dtype, ("bool", "integral"))
-    return constant(x, like, like.dtype if takes_dtype else None)
-
-
 def constant(x: Any, like: Tensor, dtype: Any = None) -> Tensor:
     """``x`` as a constant Tensor (a leaf), in ``dtype`` if one is given: Python's numbers and lists
     in ``like``'s library and on its device, an array in its own library."""
     if like.xp is NUMPY or (is_array(x) and not isinstance(x, numbers.Real)):
         return Tensor(x, dtype=dtype)
     return Tensor(like.xp.asarray(as_float_array(x, dtype), device=like.device))
-
-
-def same_place(op: str, *tensors: Tensor) -> None:
-    """A TypeError naming both, unless ``tensors`` hold arrays of one library on one device."""
-    first = tensors[0]
-    xp = first.xp
-    for t in tensors[1:]:
-        if t.xp is not xp or not same_device(t.data, first.data, xp):
-            raise cannot_combine(first.data, xp, t.data, t.xp, op)
 
 
 def as_float_array(data: Any, dtype: Any = None) -> Any:
@@ -608,5 +620,3 @@ def _seed(grad: ArrayLike, out: Tensor) -> Any:
     return seed
 
 
-# The op modules make Tensors, so they are imported once the class exists.
-from tinyad.tensor import binary, elementwise, reductions, shapes  # noqa: E402
