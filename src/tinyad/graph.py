@@ -66,13 +66,26 @@ NODE_FIELDS = ("data", "grad", "parents", "op", "backward_rule",
                "zero_grad", "has_grad", "accumulate", "release", "new_leaf")
 
 
+# The classes that declare every field ``Node`` names (in ``__slots__`` and methods, as
+# ``Value`` and ``Tensor`` do) and whose instance had them all set: their one constructor sets
+# every field, so one instance answers for its class, and the next call is one set lookup
+# instead of ten attribute probes (``topo_sort`` asks on every backward).
+_NODE_CLASSES: set[type] = set()
+
+
 def is_node(x: object) -> bool:
     """Whether ``x`` is a node of a graph (a ``Value`` or a ``Tensor``): it has all that ``Node`` names.
 
     The same question as ``isinstance(x, Node)``, asked directly: a Protocol's isinstance
     is slow, and ``topo_sort`` asks it on every call.
     """
-    return all(hasattr(x, field) for field in NODE_FIELDS)
+    if type(x) in _NODE_CLASSES:
+        return True
+    if not all(hasattr(x, field) for field in NODE_FIELDS):
+        return False
+    if all(hasattr(type(x), field) for field in NODE_FIELDS):
+        _NODE_CLASSES.add(type(x))
+    return True
 
 
 def topo_sort(root: Any) -> list:

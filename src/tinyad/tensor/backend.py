@@ -86,8 +86,11 @@ def same_place(op: str, *tensors: Any) -> None:
     first = tensors[0]
     xp = first.xp
     for t in tensors[1:]:
-        if t.xp is not xp or not same_device(t.data, first.data, xp):
+        # NumPy's arrays all live on the CPU: no device to ask for (every op of a NumPy step
+        # comes here, so the question is skipped where its answer is known).
+        if t.xp is not xp or (xp is not NUMPY and not same_device(t.data, first.data, xp)):
             raise cannot_combine(first.data, xp, t.data, t.xp, op)
+
 
 def dtype_name(dtype: Any) -> str:
     """A dtype's plain name, whatever the library: "float32" for NumPy's, torch's or array_api_strict's."""

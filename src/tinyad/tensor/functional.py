@@ -184,14 +184,16 @@ def _one_hot(targets: Labels, logits: Tensor) -> Any:
         )
     if namespace(labels) is not xp:
         labels = xp.asarray(labels, device=logits.device)
-    one_hot = xp.astype(labels[:, None] == xp.arange(classes, device=logits.device), logits.dtype)
-    if xp.sum(one_hot) != batch:  # a label outside 0..classes-1 matched no class
+    matches = labels[:, None] == xp.arange(classes, device=logits.device)
+    # A label outside 0..classes-1 matches no class. (Counted on the booleans: cheaper than a
+    # float sum of the one-hot rows, and this runs on every training step.)
+    if xp.count_nonzero(matches) != batch:
         plain = to_numpy(labels)
         raise ValueError(
             f"cross_entropy got label {int(plain[(plain < 0) | (plain >= classes)][0])}, but there "
             f"are {classes} classes (labels must be in 0..{classes - 1})"
         )
-    return one_hot
+    return xp.astype(matches, logits.dtype)
 
 
 def cross_entropy(logits: Tensor, targets: Labels) -> Tensor:

@@ -431,13 +431,14 @@ class Tensor:
     def accumulate(self, grad: Any, fresh: bool = False) -> None:
         """Add ``grad`` (an array of this tensor's shape) into ``grad``, in this tensor's dtype.
 
-        The engine never changes a gradient in place, so a rule may pass one array
-        on unchanged (``+`` hands ``out.grad`` itself to both operands) and interior
+        The engine never changes an interior node's gradient in place, so a rule may pass
+        one array on unchanged (``+`` hands ``out.grad`` itself to both operands) and interior
         nodes may share it. A leaf's gradient is the learner's to modify
         (``p.grad *= 0.5`` to clip it), so a leaf's first gradient is copied: it never
         shares memory with another node's. A rule that made ``grad`` for this call alone
         says so with ``fresh=True`` (the fused rules of ``functional`` do), and a leaf
-        keeps it without a copy.
+        keeps it without a copy. Being its own, a leaf's gradient takes later gradients in
+        place (``grad += ...``, as PyTorch's leaves do).
         """
         data = self.data
         if grad.shape != data.shape:
@@ -446,9 +447,16 @@ class Tensor:
                                "(sum_to_shape sums a broadcast gradient back)")
         if grad.dtype != data.dtype:
             grad = self.xp.astype(grad, data.dtype)  # a new array
-        elif self.grad is None and not (fresh or self.parents):
-            grad = self.xp.asarray(grad, copy=True)
-        self.grad = grad if self.grad is None else self.grad + grad
+            fresh = True
+        if self.grad is None:
+            self.grad = grad if fresh or self.parents else self.xp.asarray(grad, copy=True)
+        elif self.parents:  # an interior node's gradient may be shared with another node's
+            self.grad = self.grad + grad
+        else:
+            # A leaf's own array: add in place, as a hand-written loop does (dw += ...). A weight
+            # used at every step of an RNN takes T gradients, and a new array for each sum costs
+            # an allocation and a pass over fresh memory (benchmarks/README.md, Array engine).
+            self.grad += grad
 
     def new_leaf(self, data: ArrayLike) -> Tensor:
         """A leaf holding ``data`` whose gradient backward fills (gradcheck's nudged inputs).
