@@ -1,0 +1,337 @@
+"""One training step of lesson 06's and lesson 09's MLPs on every array library and device present.
+
+    python benchmarks/device_bench.py             # about a minute on a CPU
+    python benchmarks/device_bench.py --quick     # fewer repetitions, batches up to 4,096
+
+The engine computes with the library its arrays come from (the Python array API standard), so the
+same tinyad code runs on NumPy, on PyTorch's CPU tensors and, where there is a CUDA GPU, on
+PyTorch's CUDA tensors and on CuPy. Each row times one training step, the engine unchanged:
+
+- ``numpy (by hand)``: the same step written out with NumPy, forward and backward, no graph: the
+  floor for any engine built on NumPy;
+- ``tinyad on <library>``: zero the gradients, forward, loss, backward, SGD update, with the
+  parameters in that library and on its device.
+
+Two networks: lesson 06's MLP 2-8-1 (tanh, mean squared error) and lesson 09's MLP 64-128-10
+(ReLU, cross-entropy), float64, SGD with lr 0.01, at batch sizes 16 to 16,384 (powers of 4).
+Every step starts from the batch as NumPy arrays in the host's memory, as a data loader hands it
+over, and puts it in the library (for a GPU: copies it to the device) inside the timed step. The
+parameters stay in their library and on their device throughout.
+
+A GPU launches kernels without waiting for them to finish, so every timed group of steps ends by
+synchronising the device before the clock is read. The CPU libraries use one thread each
+(``--threads``; OMP/OPENBLAS/MKL_NUM_THREADS set before NumPy is imported, and
+``torch.set_num_threads``). PyTorch and CuPy are optional: what is not installed, or finds no GPU,
+is left out and said so in one line.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+
+PARSER = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+PARSER.add_argument("--quick", action="store_true", help="fewer repetitions, batch sizes up to 4,096")
+PARSER.add_argument("--threads", type=int, default=1, help="threads of the CPU libraries (default 1)")
+ARGS = PARSER.parse_args() if __name__ == "__main__" else PARSER.parse_args([])
+
+for _name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ[_name] = str(ARGS.threads)  # before NumPy is imported: BLAS reads it once, at load time
+
+import platform  # noqa: E402
+import statistics  # noqa: E402
+import time  # noqa: E402
+from typing import Any, Callable, NamedTuple  # noqa: E402
+
+import numpy as np  # noqa: E402
+
+from tinyad import Tensor  # noqa: E402
+from tinyad.optim import SGD  # noqa: E402
+from tinyad.tensor import functional as F  # noqa: E402
+from tinyad.tensor import nn  # noqa: E402
+
+from machine import cpu_model  # noqa: E402  (benchmarks/machine.py, beside this script)
+
+LR = 0.01
+
+
+class Library(NamedTuple):
+    """An array library on one device: its array API namespace and how to wait for the device."""
+
+    name: str
+    xp: Any
+    device: Any
+    synchronise: Callable[[], None]
+    gpu: bool
+
+
+def nothing() -> None:
+    """A CPU library's synchronisation: its calls return when they have finished."""
+
+
+def libraries() -> tuple[list[Library], list[str]]:
+    """Every library and device present, and a line for each one that is not (or finds no GPU)."""
+    found = [Library("numpy", np, None, nothing, False)]
+    missing = []
+    try:
+        import torch
+
+        import array_api_compat.torch as torch_xp
+
+        torch.set_num_threads(ARGS.threads)
+        found.append(Library("torch cpu", torch_xp, "cpu", nothing, False))
+        if torch.cuda.is_available():
+            found.append(Library("torch cuda", torch_xp, "cuda", torch.cuda.synchronize, True))
+        else:
+            missing.append("torch.cuda.is_available() is False")
+    except ImportError:
+        missing.append("PyTorch is not installed")
+    try:
+        import cupy
+
+        import array_api_compat.cupy as cupy_xp
+
+        if cupy.cuda.runtime.getDeviceCount() > 0:
+            found.append(Library("cupy", cupy_xp, None, cupy.cuda.Device().synchronize, True))
+        else:
+            missing.append("CuPy finds no GPU")
+    except ImportError:
+        missing.append("CuPy is not installed")
+    except Exception as error:  # CuPy installed without a driver or a GPU
+        missing.append(f"CuPy finds no GPU ({type(error).__name__})")
+    return found, missing
+
+
+# -- the two networks --------------------------------------------------------------------------
+
+
+class Case(NamedTuple):
+    """A network: its sizes, how to make a batch, and the tinyad and hand-written steps."""
+
+    name: str
+    sizes: list[int]
+    batch_data: Callable[[int], tuple[np.ndarray, np.ndarray]]
+    tinyad_step: Callable[[Library], Callable[[np.ndarray, np.ndarray], Any]]
+    numpy_step: Callable[[], Callable[[np.ndarray, np.ndarray], float]]
+
+
+def moons_like(batch: int) -> tuple[np.ndarray, np.ndarray]:
+    """Points in the plane and a target 0 or 1 each, of shape (batch, 2) and (batch, 1), seeded."""
+    rng = np.random.default_rng(batch)
+    return rng.normal(size=(batch, 2)), rng.integers(0, 2, size=(batch, 1)).astype(np.float64)
+
+
+def digits_like(batch: int) -> tuple[np.ndarray, np.ndarray]:
+    """Random 8 x 8 "images" (batch, 64) and labels 0-9 (batch,), seeded."""
+    rng = np.random.default_rng(batch)
+    return rng.normal(size=(batch, 64)), rng.integers(0, 10, size=batch)
+
+
+# A tinyad step returns its loss as a Tensor, not a float: reading the number (item()) would make a
+# GPU wait for the step to finish inside every call, and the timing synchronises once per group.
+
+
+def lesson06_tinyad(library: Library) -> Callable[[np.ndarray, np.ndarray], Any]:
+    """Lesson 06's step: ``((X @ W1 + b1).tanh() @ W2 + b2 - Y) ** 2`` averaged, SGD."""
+    W1, b1, W2, b2 = params = nn.MLP(2, [8, 1], seed=0, xp=library.xp, device=library.device).parameters()
+    optimiser = SGD(params, lr=LR)
+    xp, device = library.xp, library.device
+
+    def step(points: np.ndarray, targets: np.ndarray) -> float:
+        X, Y = Tensor(xp.asarray(points, device=device)), Tensor(xp.asarray(targets, device=device))
+        optimiser.zero_grad()
+        loss = F.mse((X @ W1 + b1).tanh() @ W2 + b2, Y)
+        loss.backward()
+        optimiser.step()
+        return loss
+
+    return step
+
+
+def lesson06_numpy() -> Callable[[np.ndarray, np.ndarray], float]:
+    """Lesson 06's step by hand with NumPy (the same initial weights)."""
+    params = [p.data.copy() for p in nn.MLP(2, [8, 1], seed=0).parameters()]
+
+    def step(points: np.ndarray, targets: np.ndarray) -> float:
+        W1, b1, W2, b2 = params
+        hidden = np.tanh(points @ W1 + b1)
+        error = hidden @ W2 + b2 - targets
+        loss = np.mean(error * error)
+        d_out = 2 * error / error.size
+        d_hidden = (d_out @ W2.T) * (1 - hidden * hidden)
+        grads = [points.T @ d_hidden, d_hidden.sum(axis=0), hidden.T @ d_out, d_out.sum(axis=0)]
+        for p, g in zip(params, grads):
+            p -= LR * g
+        return loss
+
+    return step
+
+
+def lesson09_tinyad(library: Library) -> Callable[[np.ndarray, np.ndarray], Any]:
+    """Lesson 09's step: ``tensor.nn.MLP`` 64-128-10, ``functional.cross_entropy``, SGD."""
+    model = nn.MLP(64, [128, 10], seed=0, xp=library.xp, device=library.device)
+    optimiser = SGD(model.parameters(), lr=LR)
+    xp, device = library.xp, library.device
+
+    def step(images: np.ndarray, labels: np.ndarray) -> float:
+        x, y = Tensor(xp.asarray(images, device=device)), xp.asarray(labels, device=device)
+        optimiser.zero_grad()
+        loss = F.cross_entropy(model(x), y)
+        loss.backward()
+        optimiser.step()
+        return loss
+
+    return step
+
+
+def lesson09_numpy() -> Callable[[np.ndarray, np.ndarray], float]:
+    """Lesson 09's step by hand with NumPy: two layers, ReLU, softmax cross-entropy (the same weights)."""
+    params = [p.data.copy() for p in nn.MLP(64, [128, 10], seed=0).parameters()]
+
+    def step(images: np.ndarray, labels: np.ndarray) -> float:
+        W1, b1, W2, b2 = params
+        pre = images @ W1 + b1
+        hidden = np.maximum(pre, 0)
+        logits = hidden @ W2 + b2
+        rows = np.arange(len(labels))
+        shifted = logits - logits.max(axis=1, keepdims=True)
+        e = np.exp(shifted)
+        s = e.sum(axis=1, keepdims=True)
+        loss = np.mean(np.log(s[:, 0]) - shifted[rows, labels])
+        grad = e / s
+        grad[rows, labels] -= 1
+        grad /= len(labels)
+        d_hidden = (grad @ W2.T) * (pre > 0)
+        grads = [images.T @ d_hidden, d_hidden.sum(axis=0), hidden.T @ grad, grad.sum(axis=0)]
+        for p, g in zip(params, grads):
+            p -= LR * g
+        return loss
+
+    return step
+
+
+CASES = [
+    Case("lesson 06: MLP 2-8-1, tanh, mean squared error", [2, 8, 1], moons_like, lesson06_tinyad, lesson06_numpy),
+    Case("lesson 09: MLP 64-128-10, ReLU, cross-entropy", [64, 128, 10], digits_like, lesson09_tinyad,
+         lesson09_numpy),
+]
+
+
+# -- measuring ------------------------------------------------------------------------------------
+
+
+def group_size(step: Callable[[], object], synchronise: Callable[[], None], budget: float) -> int:
+    """How many calls of ``step`` fill about ``budget`` seconds (at least one, a power of 4)."""
+    number = 1
+    while True:
+        start = time.perf_counter()
+        for _ in range(number):
+            step()
+        synchronise()
+        if time.perf_counter() - start >= budget or number >= 4 ** 8:
+            return number
+        number *= 4
+
+
+def measure(steps: dict[str, tuple[Callable[[], object], Callable[[], None]]], repeats: int,
+            budget: float) -> dict[str, float]:
+    """Median seconds per step of each ``(step, synchronise)``: groups of calls that fill about
+    ``budget`` seconds, the contenders taking turns in every repetition, starting from a different
+    one each time, so a busy moment on a shared machine hits all of them alike."""
+    numbers = {name: group_size(step, sync, budget) for name, (step, sync) in steps.items()}
+    names = list(steps)
+    times: dict[str, list[float]] = {name: [] for name in names}
+    for r in range(repeats):
+        shift = r % len(names)
+        for name in names[shift:] + names[:shift]:
+            step, synchronise = steps[name]
+            synchronise()
+            start = time.perf_counter()
+            for _ in range(numbers[name]):
+                step()
+            synchronise()
+            times[name].append((time.perf_counter() - start) / numbers[name])
+    return {name: statistics.median(t) for name, t in times.items()}
+
+
+def first_loss(loss: Any) -> float:
+    """A step's loss as a float: a tinyad Tensor's ``item()`` or a NumPy number."""
+    return loss.item() if isinstance(loss, Tensor) else float(loss)
+
+
+def run_case(case: Case, found: list[Library], batches: list[int], repeats: int) -> dict[int, dict[str, float]]:
+    """Seconds per step of every contender at every batch size, after checking they agree."""
+    results = {}
+    for batch in batches:
+        data = case.batch_data(batch)
+        makers = {"numpy (by hand)": (case.numpy_step, nothing)}
+        makers.update({f"tinyad on {lib.name}": (lambda lib=lib: case.tinyad_step(lib), lib.synchronise)
+                       for lib in found})
+        steps = {}
+        for name, (make, synchronise) in makers.items():
+            step = make()
+            steps[name] = ((lambda step=step: step(*data)), synchronise)
+        losses = {name: first_loss(step()) for name, (step, _) in steps.items()}
+        reference = losses["numpy (by hand)"]
+        assert all(abs(loss - reference) < 1e-9 for loss in losses.values()), f"the contenders disagree: {losses}"
+        results[batch] = measure(steps, repeats, budget=0.02)
+    return results
+
+
+def overtaking(results: dict[int, dict[str, float]], gpu: str, cpu: str) -> int | None:
+    """The smallest batch from which ``gpu`` is faster than ``cpu`` at that and every larger batch."""
+    batches = sorted(results)
+    for k, batch in enumerate(batches):
+        if all(results[b][gpu] < results[b][cpu] for b in batches[k:]):
+            return batch
+    return None
+
+
+def show(seconds: float) -> str:
+    return f"{seconds * 1e6:,.0f} us" if seconds < 1e-2 else f"{seconds * 1e3:,.1f} ms"
+
+
+def main() -> None:
+    found, missing = libraries()
+    batches = [4 ** k for k in range(2, 7 if ARGS.quick else 8)]  # 16 to 4,096 or 16,384
+    repeats = 3 if ARGS.quick else 7
+    torch_version = "not installed"
+    if any(lib.name.startswith("torch") for lib in found):
+        import torch
+
+        torch_version = torch.__version__
+    print(f"machine: {os.cpu_count()} cores, {cpu_model()}; Python {platform.python_version()}, "
+          f"NumPy {np.__version__}, PyTorch {torch_version}")
+    print(f"CPU threads: {ARGS.threads} (OMP/OPENBLAS/MKL_NUM_THREADS before NumPy is imported"
+          + ("; torch.set_num_threads" if torch_version != "not installed" else "") + ")")
+    gpus = [lib for lib in found if lib.gpu]
+    if gpus:
+        print("GPU: " + ", ".join(lib.name for lib in gpus))
+    else:
+        print(f"No GPU here ({'; '.join(missing)}): measuring the CPU libraries only.")
+    print()
+
+    for case in CASES:
+        results = run_case(case, found, batches, repeats)
+        names = list(results[batches[0]])
+        print(f"{case.name}, float64, SGD: time per training step (median of {repeats})")
+        print()
+        print("| batch | " + " | ".join(names) + " |")
+        print("|---:|" + "---:|" * len(names))
+        for batch in batches:
+            print(f"| {batch:,} | " + " | ".join(show(results[batch][name]) for name in names) + " |")
+        print()
+        for gpu in gpus:
+            for cpu in [name for name in names if name != f"tinyad on {gpu.name}" and "cuda" not in name
+                        and "cupy" not in name]:
+                at = overtaking(results, f"tinyad on {gpu.name}", cpu)
+                where = f"from batch {at:,} on" if at else f"at none of the batch sizes up to {batches[-1]:,}"
+                print(f"tinyad on {gpu.name} is faster than {cpu} {where}")
+        if gpus:
+            print()
+    print("Every step starts from the batch in the host's memory as NumPy arrays and puts it in the "
+          "library (copies it to a GPU) inside the timed step; a GPU is synchronised before the clock is read.")
+
+
+if __name__ == "__main__":
+    main()
