@@ -51,6 +51,15 @@ def test_parents_are_an_ordered_tuple_and_leaves_have_none():
     assert (b * a).parents == (b, a)
     assert a.parents == () and a.op == "" and a.grad == 0.0
     assert (a + a).parents == (a, a)
+    assert a.tanh().parents == (a,) and (a**2).parents == (a,) and (-a).parents == (a,)
+
+
+def test_a_value_is_made_with_one_parent_or_two():
+    a = Value(2.0)
+    made = Value(4.0, "", (a, a), "+", Value.add_backward)  # as the ops make their outputs
+    assert made.parents == (a, a) and made.op == "+"
+    with pytest.raises(ValueError, match="one parent or two, got 3 for op 'sum3'"):
+        Value(6.0, "", (a, a, a), "sum3", Value.add_backward)
 
 
 def test_forward_computes_no_gradient():

@@ -4,7 +4,7 @@ Every operation has the same three beats, and its local backward rule sits right
 below it:
 
 1. compute the forward number;
-2. make the output node: ``Value(number, parents=..., op=..., backward_rule=...)``;
+2. make the output node: ``Value(number, "", parents, op, backward_rule)``;
 3. the rule, ``rule(out)``, adds ``out.grad`` times the local derivative into each
    parent's ``grad``. It runs later, when ``backward()`` walks the graph.
 
@@ -13,10 +13,17 @@ records the graph. The walk itself lives in ``tinyad.graph``.
 
 ``Value.__init__`` is the one constructor: every Value, leaf or output, is made there and
 nowhere else sets its fields. A learner's ``Value(2.0)`` is a leaf, and its number is
-checked (a finite real number). An op passes the ``parents``, ``op``, ``backward_rule``
-(and ``saved``, what the rule needs beyond the parents), and the constructor checks that
-the result is still finite (an overflow is an error that names the operation, never a
-silent inf). A plain number on either side of an operator becomes a constant leaf.
+checked (a finite real number). An op passes its output's number, an empty label, the
+``parents``, ``op``, ``backward_rule`` (and ``saved``, what the rule needs beyond the
+parents), in that order, and the constructor checks that the result is still finite (an
+overflow is an error that names the operation, never a silent inf). A plain number on
+either side of an operator becomes a constant leaf.
+
+Two choices here are for speed, and benchmarks/README.md measures both: the ops pass their
+arguments by position (Python passes keywords through a dict, which an op would build for
+every node), and a node keeps its one or two parents in two fields, ``first`` and
+``second``, with ``parents`` the tuple made from them when asked (a stored tuple would be a
+second object per node for Python's garbage collector to scan).
 
 Contents: the operators ``+ * **`` and unary ``-`` (``-`` and ``/`` are built from them), then the
 functions (``tanh``, ``exp`` and the others), each op followed by its ``*_backward`` rule;
@@ -46,8 +53,8 @@ class Value:
     ``parents`` it was computed from (one or two values), its ``op`` and its rule.
     """
 
-    # No per-node __dict__: a node is these seven slots and nothing more.
-    __slots__ = ("data", "grad", "parents", "op", "label", "backward_rule", "saved")
+    # No per-node __dict__: a node is these eight slots and nothing more.
+    __slots__ = ("data", "grad", "first", "second", "op", "label", "backward_rule", "saved")
     # NumPy defers to Value's reflected operators, so ``array + v`` is refused by name
     # instead of becoming an array of Values.
     __array_ufunc__ = None
@@ -63,15 +70,27 @@ class Value:
     ) -> None:
         if not parents:
             data = as_float(data)  # a leaf: a finite real number, or a clear error
-        elif not isfinite(data):
-            raise overflow_error(op, parents)  # an op's result beyond a float
+        elif not isfinite(data) or len(parents) > 2:
+            raise op_error(op, parents)  # a result beyond a float, or three parents
         self.data = data
         self.grad = 0.0
-        self.parents = parents
+        # The parents (none, one, or two) in two fields rather than the tuple itself: one
+        # object per node instead of two for Python's garbage collector to scan.
+        self.first = parents[0] if parents else None
+        self.second = parents[1] if len(parents) == 2 else None
         self.op = op
         self.label = label
         self.backward_rule = backward_rule
         self.saved = saved
+
+    @property
+    def parents(self) -> tuple[Value, ...]:
+        """The values this one was computed from, in operand order: ``()`` for a leaf."""
+        if self.first is None:
+            return ()
+        if self.second is None:
+            return (self.first,)
+        return (self.first, self.second)
 
     # -- what the walk asks of a node (tinyad.graph.Node) ------------------------
 
@@ -102,44 +121,41 @@ class Value:
 
     def __add__(self, other: Value | Number) -> Value:
         other = other if isinstance(other, Value) else Value(other)
-        return Value(self.data + other.data, parents=(self, other), op="+",
-                     backward_rule=Value.add_backward)
+        return Value(self.data + other.data, "", (self, other), "+", Value.add_backward)
 
     @staticmethod
     def add_backward(out: Value) -> None:
-        a, b = out.parents
+        a, b = out.first, out.second
         a.grad += out.grad  # d(a + b)/da = 1
         b.grad += out.grad  # d(a + b)/db = 1
 
     def __mul__(self, other: Value | Number) -> Value:
         other = other if isinstance(other, Value) else Value(other)
-        return Value(self.data * other.data, parents=(self, other), op="*",
-                     backward_rule=Value.mul_backward)
+        return Value(self.data * other.data, "", (self, other), "*", Value.mul_backward)
 
     @staticmethod
     def mul_backward(out: Value) -> None:
-        a, b = out.parents
+        a, b = out.first, out.second
         a.grad += b.data * out.grad  # d(a * b)/da = b
         b.grad += a.data * out.grad  # d(a * b)/db = a
 
     def __pow__(self, exponent: Number) -> Value:
         """``self ** n`` for a constant number ``n``."""
         n = check_exponent(self.data, exponent)
-        return Value(power(self.data, n), parents=(self,), op=f"**{n}",
-                     backward_rule=Value.pow_backward, saved=n)
+        return Value(power(self.data, n), "", (self,), f"**{n}", Value.pow_backward, n)
 
     @staticmethod
     def pow_backward(out: Value) -> None:
-        (a,) = out.parents
+        a = out.first
         n = out.saved
         a.grad += power_slope(a.data, n) * out.grad  # d(a ** n)/da = n * a ** (n - 1)
 
     def __neg__(self) -> Value:
-        return Value(-self.data, parents=(self,), op="neg", backward_rule=Value.neg_backward)
+        return Value(-self.data, "", (self,), "neg", Value.neg_backward)
 
     @staticmethod
     def neg_backward(out: Value) -> None:
-        (a,) = out.parents
+        a = out.first
         a.grad -= out.grad  # d(-a)/da = -1
 
     def __sub__(self, other: Value | Number) -> Value:
@@ -170,12 +186,11 @@ class Value:
     # -- functions --------------------------------------------------------------
 
     def tanh(self) -> Value:
-        return Value(math.tanh(self.data), parents=(self,), op="tanh",
-                     backward_rule=Value.tanh_backward)
+        return Value(math.tanh(self.data), "", (self,), "tanh", Value.tanh_backward)
 
     @staticmethod
     def tanh_backward(out: Value) -> None:
-        (a,) = out.parents
+        a = out.first
         a.grad += (1.0 - out.data**2) * out.grad  # d tanh(a)/da = 1 - tanh(a)**2
 
     def exp(self) -> Value:
@@ -184,71 +199,66 @@ class Value:
                 f"exp({self.data}) overflows a float (exp of more than about 709.78 does)"
                 + (f" at the node labelled {self.label!r}" if self.label else "")
             )
-        return Value(math.exp(self.data), parents=(self,), op="exp",
-                     backward_rule=Value.exp_backward)
+        return Value(math.exp(self.data), "", (self,), "exp", Value.exp_backward)
 
     @staticmethod
     def exp_backward(out: Value) -> None:
-        (a,) = out.parents
+        a = out.first
         a.grad += out.data * out.grad  # d exp(a)/da = exp(a), the output itself
 
     def log(self) -> Value:
         if self.data <= 0.0:
             raise ValueError(f"log({self.data}): log needs a positive number")
-        return Value(math.log(self.data), parents=(self,), op="log",
-                     backward_rule=Value.log_backward)
+        return Value(math.log(self.data), "", (self,), "log", Value.log_backward)
 
     @staticmethod
     def log_backward(out: Value) -> None:
-        (a,) = out.parents
+        a = out.first
         a.grad += out.grad / a.data  # d log(a)/da = 1 / a
 
     def relu(self) -> Value:
-        return Value(self.data if self.data > 0.0 else 0.0, parents=(self,), op="relu",
-                     backward_rule=Value.relu_backward)
+        y = self.data if self.data > 0.0 else 0.0
+        return Value(y, "", (self,), "relu", Value.relu_backward)
 
     @staticmethod
     def relu_backward(out: Value) -> None:
-        (a,) = out.parents
+        a = out.first
         if out.data > 0.0:  # slope 1 where a > 0, else 0
             a.grad += out.grad
 
     def sigmoid(self) -> Value:
-        return Value(sigmoid(self.data), parents=(self,), op="sigmoid",
-                     backward_rule=Value.sigmoid_backward)
+        return Value(sigmoid(self.data), "", (self,), "sigmoid", Value.sigmoid_backward)
 
     @staticmethod
     def sigmoid_backward(out: Value) -> None:
-        (a,) = out.parents
+        a = out.first
         a.grad += out.data * (1.0 - out.data) * out.grad  # d sigmoid(a)/da = s (1 - s)
 
     def softplus(self) -> Value:
         """``log(1 + e**x)``, as ``max(x, 0) + log1p(e**-|x|)``: exp never sees a positive number."""
         x = self.data
-        return Value(max(x, 0.0) + math.log1p(math.exp(-abs(x))), parents=(self,), op="softplus",
-                     backward_rule=Value.softplus_backward)
+        y = max(x, 0.0) + math.log1p(math.exp(-abs(x)))
+        return Value(y, "", (self,), "softplus", Value.softplus_backward)
 
     @staticmethod
     def softplus_backward(out: Value) -> None:
-        (a,) = out.parents
+        a = out.first
         a.grad += sigmoid(a.data) * out.grad  # d softplus(a)/da = sigmoid(a)
 
     def sin(self) -> Value:
-        return Value(math.sin(self.data), parents=(self,), op="sin",
-                     backward_rule=Value.sin_backward)
+        return Value(math.sin(self.data), "", (self,), "sin", Value.sin_backward)
 
     @staticmethod
     def sin_backward(out: Value) -> None:
-        (a,) = out.parents
+        a = out.first
         a.grad += math.cos(a.data) * out.grad
 
     def cos(self) -> Value:
-        return Value(math.cos(self.data), parents=(self,), op="cos",
-                     backward_rule=Value.cos_backward)
+        return Value(math.cos(self.data), "", (self,), "cos", Value.cos_backward)
 
     @staticmethod
     def cos_backward(out: Value) -> None:
-        (a,) = out.parents
+        a = out.first
         a.grad += -math.sin(a.data) * out.grad
 
     def detach(self) -> Value:
@@ -304,8 +314,11 @@ def as_float(data: object) -> float:
     return number
 
 
-def overflow_error(op: str, parents: tuple[Value, ...]) -> OverflowError:
-    """The error for an op whose result is beyond a float, naming the operation."""
+def op_error(op: str, parents: tuple[Value, ...]) -> Exception:
+    """The error for an op whose result is beyond a float, naming the operation (or for a node
+    given more than two parents: a scalar op has one operand or two)."""
+    if len(parents) > 2:
+        return ValueError(f"a Value has one parent or two, got {len(parents)} for op {op!r}")
     if len(parents) == 1:
         operation = f"{op}({parents[0].data:.6g})"
     else:
