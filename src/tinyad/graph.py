@@ -112,12 +112,11 @@ def topo_sort(root: Any) -> list:
             if parent in visited:
                 continue
             visited.add(parent)
-            grandparents = parent.parents
-            if not grandparents:
+            if parent.backward_rule is None:
                 order.append(parent)  # a leaf waits for nothing: place it now
                 continue
             nodes.append(parent)
-            pending.append(iter(grandparents))
+            pending.append(iter(parent.parents))
             break
         else:
             # Every parent of the node on top is placed: the node can follow them.
