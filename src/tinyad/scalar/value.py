@@ -71,7 +71,7 @@ class Value:
         if not parents:
             data = as_float(data)  # a leaf: a finite real number, or a clear error
         elif not isfinite(data) or len(parents) > 2:
-            raise op_error(op, parents)  # a result beyond a float, or three parents
+            raise op_error(op, parents)  # a result beyond a float, or more than two parents
         self.data = data
         self.grad = 0.0
         # The parents (none, one, or two) in two fields rather than the tuple itself: one
