@@ -60,6 +60,9 @@ def test_a_value_is_made_with_one_parent_or_two():
     assert made.parents == (a, a) and made.op == "+"
     with pytest.raises(ValueError, match="one parent or two, got 3 for op 'sum3'"):
         Value(6.0, "", (a, a, a), "sum3", Value.add_backward)
+    # Without a rule the node would be taken for a leaf, and the gradient would stop there.
+    with pytest.raises(TypeError, match="got parents but no backward_rule for op 'double'"):
+        Value(4.0, parents=(a,), op="double")
 
 
 def test_forward_computes_no_gradient():

@@ -70,8 +70,8 @@ class Value:
     ) -> None:
         if not parents:
             data = as_float(data)  # a leaf: a finite real number, or a clear error
-        elif not isfinite(data) or len(parents) > 2:
-            raise op_error(op, parents)  # a result beyond a float, or more than two parents
+        elif not isfinite(data) or backward_rule is None or len(parents) > 2:
+            raise op_error(op, parents, backward_rule)  # what is wrong, by name
         self.data = data
         self.grad = 0.0
         # The parents (none, one, or two) in two fields rather than the tuple itself: one
@@ -314,9 +314,14 @@ def as_float(data: object) -> float:
     return number
 
 
-def op_error(op: str, parents: tuple[Value, ...]) -> Exception:
-    """The error for an op whose result is beyond a float, naming the operation (or for a node
-    given more than two parents: a scalar op has one operand or two)."""
+def op_error(op: str, parents: tuple[Value, ...], backward_rule: Rule | None) -> Exception:
+    """Why an op's output cannot be made, by name: it has no rule to feed its parents, more
+    parents than a scalar op has operands (one or two), or a result beyond a float."""
+    if backward_rule is None:
+        return TypeError(
+            f"Value(...) got parents but no backward_rule for op {op!r}: an op's output needs the "
+            "rule that feeds its parents (a leaf is made without parents)"
+        )
     if len(parents) > 2:
         return ValueError(f"a Value has one parent or two, got {len(parents)} for op {op!r}")
     if len(parents) == 1:
