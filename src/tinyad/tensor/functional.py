@@ -170,7 +170,10 @@ def _one_hot(targets: Labels, logits: Tensor) -> Any:
         if own is not xp or not same_device(targets, logits.data, xp):
             raise cannot_combine(logits.data, xp, targets, own, "cross_entropy")
         labels = targets
-    if not namespace(labels).isdtype(labels.dtype, "integral"):
+    # (NumPy's labels answer by their dtype's kind: this runs on every training step.)
+    integral = (labels.dtype.kind in "iu" if type(labels) is np.ndarray
+                else namespace(labels).isdtype(labels.dtype, "integral"))
+    if not integral:
         raise TypeError(f"cross_entropy needs integer class labels, got dtype {dtype_name(labels.dtype)}")
     if logits.ndim != 2:
         raise ValueError(
@@ -182,9 +185,10 @@ def _one_hot(targets: Labels, logits: Tensor) -> Any:
             f"cross_entropy needs one label per row: logits of shape {logits.shape} "
             f"need labels of shape ({batch},), got shape {tuple(labels.shape)}"
         )
+    device = logits.device
     if namespace(labels) is not xp:
-        labels = xp.asarray(labels, device=logits.device)
-    matches = labels[:, None] == xp.arange(classes, device=logits.device)
+        labels = xp.asarray(labels, device=device)
+    matches = labels[:, None] == xp.arange(classes, device=device)
     # A label outside 0..classes-1 matches no class. (Counted on the booleans: cheaper than a
     # float sum of the one-hot rows, and this runs on every training step.)
     if xp.count_nonzero(matches) != batch:
@@ -308,7 +312,9 @@ def mse_backward(out: Tensor) -> None:
 def linear(x: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     """``x @ weight + bias`` as one node: x (..., nin), weight (nin, nout), bias (nout,)."""
     x = _constant_like(x, weight)
-    if weight.ndim != 2 or x.ndim == 0 or x.shape[-1] != weight.shape[0]:
+    # The shapes are read from the arrays, once: a layer runs on every step of every batch.
+    x_shape, w_shape = x.data.shape, weight.data.shape
+    if len(w_shape) != 2 or not x_shape or x_shape[-1] != w_shape[0]:
         raise ValueError(
             f"linear cannot multiply shapes {x.shape} and {weight.shape}: it needs x of shape "
             f"(..., {weight.shape[0] if weight.ndim else '?'}) and a 2-D weight"
@@ -317,7 +323,7 @@ def linear(x: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
         same_place("linear", x, weight)
         return x.new_node(x.data @ weight.data, parents=(x, weight), op="linear",
                           backward_rule=linear_backward)
-    if bias.shape != (weight.shape[1],):
+    if len(bias.data.shape) != 1 or bias.data.shape[0] != w_shape[1]:
         raise ValueError(f"linear needs a bias of shape ({weight.shape[1]},), got {bias.shape}")
     same_place("linear", x, weight, bias)
     # One expression: NumPy adds the bias into the product's own array (a temporary nothing
