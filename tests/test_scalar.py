@@ -65,6 +65,34 @@ def test_a_value_is_made_with_one_parent_or_two():
         Value(4.0, parents=(a,), op="double")
 
 
+@pytest.mark.parametrize("make_parents, words", [
+    (lambda a: (a, 2.0), r"has parent 1 = 2.0, a float: a node's parents are Values"),
+    (lambda a: ("b", a), r"has parent 0 = 'b', a str"),
+    (lambda a: (None, a), r"its first parent is None"),
+])
+def test_backward_names_a_parent_that_is_not_a_value(make_parents, words):
+    # A node made by hand, with the constructor lesson 01 prints, from a number: the walk
+    # would stop at "'float' object has no attribute ..." inside the engine.
+    a = Value(3.0, "a")
+    made = Value(6.0, "", make_parents(a), "*", Value.mul_backward)
+    with pytest.raises(TypeError, match=words):
+        made.tanh().backward()
+
+
+def test_backward_names_a_rule_without_parents():
+    lonely = Value(1.0, "x", (), "exp", Value.exp_backward)
+    with pytest.raises(TypeError, match="has a backward_rule but its first parent is missing"):
+        (lonely * 2.0).backward()
+
+
+def test_backward_keeps_an_error_of_a_rule_that_is_not_about_parents():
+    def broken_rule(out):
+        out.first.gard += out.grad  # a typo in a hand-written rule
+    a = Value(2.0)
+    with pytest.raises(AttributeError, match="gard"):
+        Value(2.0, "", (a,), "id", broken_rule).backward()
+
+
 def test_forward_computes_no_gradient():
     a, b = Value(2.0), Value(-3.0)
     d = (a * b + a).tanh()

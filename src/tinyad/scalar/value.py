@@ -274,7 +274,11 @@ class Value:
         calls, as in PyTorch, until something clears them. That holds for a leaf
         calling backward on itself too: its own gradient, 1, is added.
         """
-        leaves = [node for node in graph.walk(self, 1.0) if node.backward_rule is None]
+        try:
+            leaves = [node for node in graph.walk(self, 1.0) if node.backward_rule is None]
+        except AttributeError:  # a node made by hand from something that is not a Value?
+            check_parents(self)  # if so, an error that names it
+            raise
         check_finite(leaves)
 
 
@@ -379,6 +383,37 @@ def sigmoid(x: float) -> float:
         return 1.0 / (1.0 + math.exp(-x))
     z = math.exp(x)
     return z / (1.0 + z)
+
+
+def check_parents(root: Value) -> None:
+    """A TypeError naming the first node, from ``root`` back, made with a parent that is not a
+    Value (a number, None) or with a rule but no parent: ``backward`` meets one only in a node
+    made by hand, since every op makes a number a constant leaf first. It looks at the two
+    parent fields themselves, because ``parents`` leaves out a missing first parent."""
+    seen: set[int] = set()
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        given = (node.first, node.second)
+        if node.backward_rule is not None and node.first is None:
+            raise TypeError(
+                f"backward: the {node.op!r} node {node!r} has a backward_rule but its first parent "
+                f"is {'None' if node.second is not None else 'missing'}: an op's output is made from "
+                "one Value or two, Value(data, '', (a, b), op, rule)"
+            ) from None
+        for k, parent in enumerate(given):
+            if parent is None:
+                continue
+            if not isinstance(parent, Value):
+                raise TypeError(
+                    f"backward: the {node.op!r} node {node!r} has parent {k} = {parent!r}, a "
+                    f"{type(parent).__name__}: a node's parents are Values (make a number a "
+                    "constant leaf first, Value(number), as the operators do)"
+                ) from None
+            stack.append(parent)
 
 
 def check_finite(leaves: list[Value]) -> None:
