@@ -625,6 +625,19 @@ def test_no_grad_belongs_to_the_thread_that_enters_it():
     assert inside == [True]
 
 
+@pytest.mark.parametrize("make_parents, words", [
+    (lambda x: (x, 2.0), "parent 1 = 2.0, a float: an op's parents are Tensors"),
+    (lambda x: (x.data, x), r"parent 0 = array\(\[1., 2.\]\), a ndarray: .*not its .data"),
+    (lambda x: (x, None), "parent 1 = None, a NoneType"),
+])
+def test_a_node_made_by_hand_names_a_parent_that_is_not_a_tensor(make_parents, words):
+    # As a learner's fused node might be made (lesson 10): before, the walk or the constructor
+    # stopped at "'float' object has no attribute ..." from inside the engine.
+    x = Tensor([1.0, 2.0], requires_grad=True)
+    with pytest.raises(TypeError, match=words):
+        x.new_node(x.data * 2, parents=make_parents(x), op="double", backward_rule=lambda out: None)
+
+
 def test_an_output_made_without_its_rule_is_refused_and_a_huge_int_operand_is_named():
     a = Tensor([1.0, 2.0], requires_grad=True)
     with pytest.raises(TypeError, match="no backward_rule"):

@@ -39,7 +39,8 @@ Decisions worth knowing:
   ``TypeError`` naming the entry; string and complex data one naming the dtype. A float32 or
   float64 array (of any library) is used as it is, without a copy.
 - The arrays of one op must be of one library and on one device: anything else is a
-  ``TypeError`` naming both. Python numbers (and lists of them) join any library, on the
+  ``TypeError`` naming both. An op's parents must be Tensors: a node made by hand
+  (``new_node``) with an array or a number among its parents is a ``TypeError`` naming which. Python numbers (and lists of them) join any library, on the
   other operand's device.
 - Data given to ``Tensor(...)`` must be finite: nan or inf raise ``ValueError``.
   ``exp`` that would overflow raises ``OverflowError``; ``log`` of entries <= 0
@@ -116,10 +117,18 @@ class Tensor:
             self.backward_rule: Rule | None = None
             self.saved: Any = None
             return
-        # An op's output: the library computed ``data`` from float arrays, so it needs no
-        # checks, and its namespace is its parents' (the op saw to it that they share one).
-        # It is recorded if a parent needs a gradient, or if the op asks with
-        # requires_grad=True (checkpoint does: what its function uses shows only later).
+        # An op's output. Its parents must be Tensors (a node made by hand with ``new_node`` may
+        # be given an array or a number instead); it is recorded if recording is on and a parent
+        # needs a gradient, or if the op asks with requires_grad=True (checkpoint does: what its
+        # function uses shows only later).
+        record = False
+        for parent in parents:  # a plain loop, not any(...): this runs for every op
+            if not isinstance(parent, Tensor):
+                raise _not_a_parent(parent, parents, op)
+            if parent.requires_grad:
+                record = True
+        # The library computed ``data`` from float arrays, so it needs no checks, and its
+        # namespace is its parents' (the op saw to it that they share one).
         if type(data) is np.ndarray:
             self.xp = NUMPY
         else:
@@ -128,14 +137,7 @@ class Tensor:
                 data = np.asarray(data)  # NumPy's result of a 0-d op is a scalar, not an array
         self.data = data
         mode = grad_mode.state
-        record = False
-        if mode.enabled:
-            # A plain loop, not any(...): this runs for every op, and a generator costs more.
-            for parent in parents:
-                if parent.requires_grad:
-                    record = True
-                    break
-        if record or (requires_grad and mode.enabled):
+        if mode.enabled and (record or requires_grad):
             self.requires_grad = True
             self.parents, self.op, self.backward_rule, self.saved = parents, op, backward_rule, saved
             if mode.recorded is not None:  # checkpoint is recomputing a block: tell it
@@ -580,6 +582,17 @@ def _reals(array: np.ndarray) -> np.ndarray:
     for index, item in np.ndenumerate(array):
         floats[index] = as_real(item, f"Tensor()'s entry at index {index}" if array.ndim else "Tensor()")
     return floats
+
+
+def _not_a_parent(parent: Any, parents: tuple, op: str) -> TypeError:
+    """The error for an op's output made with a parent that is not a Tensor, naming which."""
+    k = next(i for i, p in enumerate(parents) if p is parent)
+    hint = " (the Tensor itself, not its .data)" if is_array(parent) else ""
+    return TypeError(
+        f"the {op!r} node got parent {k} = {parent!r:.60}, a {type(parent).__name__}: an op's "
+        f"parents are Tensors{hint}; make a constant a Tensor first, as the operators do "
+        "(x.new_node(data, parents=(x, w), op=..., backward_rule=...))"
+    )
 
 
 def _flag(requires_grad: Any) -> bool:
