@@ -39,9 +39,9 @@ Decisions worth knowing:
   ``TypeError`` naming the entry; string and complex data one naming the dtype. A float32 or
   float64 array (of any library) is used as it is, without a copy.
 - The arrays of one op must be of one library and on one device: anything else is a
-  ``TypeError`` naming both. An op's parents must be Tensors: a node made by hand
-  (``new_node``) with an array or a number among its parents is a ``TypeError`` naming which. Python numbers (and lists of them) join any library, on the
-  other operand's device.
+  ``TypeError`` naming both. Python numbers (and lists of them) join any library, on the
+  other operand's device. An op's parents must be Tensors: a node made by hand (``new_node``)
+  with an array or a number among its parents is a ``TypeError`` naming which.
 - Data given to ``Tensor(...)`` must be finite: nan or inf raise ``ValueError``.
   ``exp`` that would overflow raises ``OverflowError``; ``log`` of entries <= 0
   raises ``ValueError``; dividing by an array with zeros raises
