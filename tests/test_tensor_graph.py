@@ -638,6 +638,22 @@ def test_a_node_made_by_hand_names_a_parent_that_is_not_a_tensor(make_parents, w
         x.new_node(x.data * 2, parents=make_parents(x), op="double", backward_rule=lambda out: None)
 
 
+def test_a_layer_given_an_array_for_a_tensor_names_it():
+    from tinyad.tensor import functional as F
+    x = Tensor(np.ones((2, 3)))
+    w = Tensor(np.ones((3, 4)), requires_grad=True)
+    b = Tensor(np.zeros(4), requires_grad=True)
+    h = Tensor(np.ones((2, 4)))
+    with pytest.raises(TypeError, match="linear needs Tensors, but its argument 2 is a ndarray"):
+        F.linear(x, w, b.data)
+    with pytest.raises(TypeError, match="linear needs Tensors, but its argument 1 is a ndarray"):
+        F.linear(x, w.data, b)
+    with pytest.raises(TypeError, match="a layer's weight must be a Tensor, got a ndarray"):
+        F.linear(x.data, w.data)
+    with pytest.raises(TypeError, match="rnn_step needs Tensors, but its argument 4 is a ndarray"):
+        F.rnn_step(x, h, w, Tensor(np.ones((4, 4))), b.data)
+
+
 def test_an_output_made_without_its_rule_is_refused_and_a_huge_int_operand_is_named():
     a = Tensor([1.0, 2.0], requires_grad=True)
     with pytest.raises(TypeError, match="no backward_rule"):

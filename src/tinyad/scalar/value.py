@@ -276,7 +276,7 @@ class Value:
         """
         try:
             leaves = [node for node in graph.walk(self, 1.0) if node.backward_rule is None]
-        except AttributeError:  # a node made by hand from something that is not a Value?
+        except (AttributeError, TypeError):  # a node made by hand from what is not a Value?
             check_parents(self)  # if so, an error that names it
             raise
         check_finite(leaves)
@@ -387,24 +387,24 @@ def sigmoid(x: float) -> float:
 
 def check_parents(root: Value) -> None:
     """A TypeError naming the first node, from ``root`` back, made with a parent that is not a
-    Value (a number, None) or with a rule but no parent: ``backward`` meets one only in a node
-    made by hand, since every op makes a number a constant leaf first. It looks at the two
-    parent fields themselves, because ``parents`` leaves out a missing first parent."""
-    seen: set[int] = set()
+    Value (a number, None, an array) or with a rule but no parent: ``backward`` meets one only
+    in a node made by hand, since every op makes a number a constant leaf first. It runs only
+    after the walk has failed on such a graph, so it walks the two parent fields itself
+    (``parents`` leaves out a missing first parent, and ``topo_sort`` stops at a bad one)."""
+    seen: set[Value] = set()
     stack = [root]
     while stack:
         node = stack.pop()
-        if id(node) in seen:
+        if node in seen:
             continue
-        seen.add(id(node))
-        given = (node.first, node.second)
+        seen.add(node)
         if node.backward_rule is not None and node.first is None:
             raise TypeError(
                 f"backward: the {node.op!r} node {node!r} has a backward_rule but its first parent "
                 f"is {'None' if node.second is not None else 'missing'}: an op's output is made from "
                 "one Value or two, Value(data, '', (a, b), op, rule)"
             ) from None
-        for k, parent in enumerate(given):
+        for k, parent in enumerate((node.first, node.second)):
             if parent is None:
                 continue
             if not isinstance(parent, Value):

@@ -82,14 +82,26 @@ def cannot_combine(a: Any, xp_a: ModuleType, b: Any, xp_b: ModuleType, op: str) 
 
 def same_place(op: str, *tensors: Any) -> None:
     """A TypeError naming both, unless ``tensors`` (Tensors: each holds ``data`` and its namespace
-    ``xp``) hold arrays of one library on one device."""
-    first = tensors[0]
-    xp = first.xp
-    for t in tensors[1:]:
-        # NumPy's arrays all live on the CPU: no device to ask for (every op of a NumPy step
-        # comes here, so the question is skipped where its answer is known).
-        if t.xp is not xp or (xp is not NUMPY and not same_device(t.data, first.data, xp)):
-            raise cannot_combine(first.data, xp, t.data, t.xp, op)
+    ``xp``) hold arrays of one library on one device; a TypeError naming the argument, if one is
+    not a Tensor at all (a layer given a weight's ``.data``)."""
+    try:
+        first = tensors[0]
+        xp = first.xp
+        for t in tensors[1:]:
+            # NumPy's arrays all live on the CPU: no device to ask for (every op of a NumPy step
+            # comes here, so the question is skipped where its answer is known).
+            if t.xp is not xp or (xp is not NUMPY and not same_device(t.data, first.data, xp)):
+                raise cannot_combine(first.data, xp, t.data, t.xp, op)
+    except AttributeError:  # asked only once an argument has no namespace: every op comes here
+        not_tensors = [k for k, t in enumerate(tensors) if not hasattr(t, "xp")]
+        if not not_tensors:
+            raise
+        k = not_tensors[0]
+        t = tensors[k]
+        raise TypeError(
+            f"{op} needs Tensors, but its argument {k} is a {type(t).__name__} ({t!r:.60}): "
+            "pass the Tensor itself (a parameter, not its .data), so that its gradient is filled"
+        ) from None
 
 
 def dtype_name(dtype: Any) -> str:

@@ -59,7 +59,14 @@ def _tensor(x: Any) -> Tensor:
 def _constant_like(x: Any, weight: Tensor) -> Tensor:
     """``x`` itself if it is a Tensor, else a constant in the weight's dtype (float32 stays float32)
     and, for numbers and lists, in its library and on its device."""
-    return x if isinstance(x, Tensor) else constant(x, weight, weight.dtype)
+    if isinstance(x, Tensor):
+        return x
+    if not isinstance(weight, Tensor):
+        raise TypeError(
+            f"a layer's weight must be a Tensor, got a {type(weight).__name__}: pass the Tensor "
+            "itself (a parameter, not its .data), so that its gradient is filled"
+        )
+    return constant(x, weight, weight.dtype)
 
 
 def _one_axis(axis: int, x: Tensor) -> int:
@@ -170,10 +177,7 @@ def _one_hot(targets: Labels, logits: Tensor) -> Any:
         if own is not xp or not same_device(targets, logits.data, xp):
             raise cannot_combine(logits.data, xp, targets, own, "cross_entropy")
         labels = targets
-    # (NumPy's labels answer by their dtype's kind: this runs on every training step.)
-    integral = (labels.dtype.kind in "iu" if type(labels) is np.ndarray
-                else namespace(labels).isdtype(labels.dtype, "integral"))
-    if not integral:
+    if not namespace(labels).isdtype(labels.dtype, "integral"):
         raise TypeError(f"cross_entropy needs integer class labels, got dtype {dtype_name(labels.dtype)}")
     if logits.ndim != 2:
         raise ValueError(
