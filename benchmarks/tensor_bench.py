@@ -11,12 +11,15 @@ Each case times one training step of the same network three or four ways:
   ``Linear`` and ``RNN`` step are single nodes in ``tensor.functional``);
 - ``tinyad (ops)``: the same network written from the engine's primitive ops
   (``x @ W + b``, ``.relu()``, ``.tanh()``), one node per op;
-- ``torch``: PyTorch on the CPU, when it is installed.
+- ``torch``: PyTorch on the CPU, when it is installed; for the RNN also
+  ``torch (by hand)``, the NumPy loop written with PyTorch's kernels and no autograd,
+  so that each engine's autograd can be set over its own library's floor.
 
 Cases: an MLP 784-256-10 at batch 256 (float32 and float64), an MLP 64-128-10
 at batch 64 (where the per-op overhead dominates), a tanh RNN with T = 100,
 batch 32, 32 inputs and 128 hidden units (forward and backward), and the peak
-memory (tracemalloc) of one step of the first MLP.
+memory (tracemalloc) of one step of the first MLP. After the table: the RNN's page
+faults per step, where the system has them counted.
 
 All contenders use one BLAS thread: ``OMP_NUM_THREADS``, ``OPENBLAS_NUM_THREADS``
 and ``MKL_NUM_THREADS`` are set to 1 before NumPy is imported, and PyTorch gets
@@ -47,6 +50,11 @@ from tinyad.tensor import functional as F  # noqa: E402
 from tinyad.tensor import nn  # noqa: E402
 
 from machine import cpu_model  # noqa: E402  (benchmarks/machine.py, beside this script)
+
+try:
+    import resource  # page fault counts; not on Windows
+except ImportError:
+    resource = None
 
 try:
     import torch
@@ -241,14 +249,49 @@ def torch_rnn(nin: int, nhidden: int) -> Callable[[np.ndarray], float]:
     return step
 
 
+def torch_rnn_by_hand(nin: int, nhidden: int) -> Callable[[np.ndarray], float]:
+    """``numpy_rnn`` in PyTorch, without autograd: PyTorch's own floor for its loop above.
+
+    PyTorch's kernels are not NumPy's (its float64 tanh takes about half of NumPy's time),
+    so ``torch / numpy`` mixes two things: the kernels and the autograd. Over this floor,
+    ``torch / torch (by hand)`` is what PyTorch's autograd alone costs, beside
+    ``tinyad (ops) / numpy``.
+    """
+    rnn = nn.RNN(nin, nhidden, seed=3)
+    w_x, w_h, b = (torch.tensor(p.data) for p in rnn.parameters())
+
+    def step(x: np.ndarray) -> float:
+        xs = torch.from_numpy(x)
+        with torch.no_grad():
+            hs = [torch.zeros(x.shape[1], nhidden, dtype=torch.float64)]
+            for t in range(x.shape[0]):
+                hs.append(torch.tanh(xs[t] @ w_x + hs[-1] @ w_h + b))
+            h_last = hs[-1]
+            loss = float(torch.mean(h_last * h_last))
+            dh = 2 * h_last / h_last.numel()
+            dw_x, dw_h, db = torch.zeros_like(w_x), torch.zeros_like(w_h), torch.zeros_like(b)
+            for t in reversed(range(x.shape[0])):
+                da = dh * (1 - hs[t + 1] * hs[t + 1])
+                dw_x += xs[t].T @ da
+                dw_h += hs[t].T @ da
+                db += da.sum(dim=0)
+                dh = da @ w_h.T
+        return loss
+
+    return step
+
+
 # -- measuring -----------------------------------------------------------------------------
 
 
-def measure(steps: dict[str, Callable[[], object]], repeats: int, inner: int) -> dict[str, list[float]]:
+def measure(steps: dict[str, Callable[[], object]], repeats: int, inner: int,
+            faults: dict[str, float] | None = None) -> dict[str, list[float]]:
     """Seconds per call of each step, one entry per repetition.
 
     The contenders take turns within every repetition, starting from a different
     one each time, so a busy moment on a shared machine hits all of them alike.
+    Given a dict ``faults``, it also fills in each one's minor page faults per call (memory
+    the process gave back to the system and touches again), where the system counts them.
     """
     for step in steps.values():  # warm up: first calls allocate, fill caches
         step()
@@ -259,10 +302,14 @@ def measure(steps: dict[str, Callable[[], object]], repeats: int, inner: int) ->
         shift = r % len(names)
         for name in names[shift:] + names[:shift]:
             step = steps[name]
+            faults_before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt if resource else 0
             start = time.perf_counter()
             for _ in range(inner):
                 step()
             times[name].append((time.perf_counter() - start) / inner)
+            if faults is not None and resource is not None:
+                counted = resource.getrusage(resource.RUSAGE_SELF).ru_minflt - faults_before
+                faults[name] = faults.get(name, 0) + counted / (inner * repeats)
     return times
 
 
@@ -299,18 +346,25 @@ def mlp_case(sizes: list[int], batch: int, dtype: type, repeats: int, inner: int
     return measure(steps, repeats, inner)
 
 
-def rnn_case(steps_t: int, batch: int, nin: int, nhidden: int, repeats: int, inner: int) -> dict[str, list[float]]:
+def rnn_steps(steps_t: int, batch: int, nin: int, nhidden: int) -> dict[str, Callable[[], float]]:
+    """One training step of the RNN each way, on one batch; they are checked to agree."""
     x = rnn_data(steps_t, batch, nin)
     makers = {"numpy": numpy_rnn, "tinyad": tinyad_rnn, "tinyad (ops)": tinyad_ops_rnn}
     if torch is not None:
         makers["torch"] = torch_rnn
+        makers["torch (by hand)"] = torch_rnn_by_hand
     steps = {}
     for name, make in makers.items():
         step = make(nin, nhidden)
         steps[name] = lambda step=step: step(x)
     losses = {name: float(step()) for name, step in steps.items()}
     assert max(losses.values()) - min(losses.values()) < 1e-9, f"the contenders disagree: {losses}"
-    return measure(steps, repeats, inner)
+    return steps
+
+
+def rnn_case(steps_t: int, batch: int, nin: int, nhidden: int, repeats: int, inner: int,
+             faults: dict[str, float] | None = None) -> dict[str, list[float]]:
+    return measure(rnn_steps(steps_t, batch, nin, nhidden), repeats, inner, faults)
 
 
 def memory_case(dtype: type) -> dict[str, int]:
@@ -348,8 +402,9 @@ def main() -> None:
         rows.append((f"MLP 784-256-10, batch 256, {np.dtype(dtype).name}", result, "1.15"))
     rows.append(("MLP 64-128-10, batch 64, float64",
                  mlp_case([64, 128, 10], 64, np.float64, reps(100), 10), "1.25"))
+    rnn_faults: dict[str, float] = {}
     rows.append(("tanh RNN T=100, batch 32, 32->128, float64",
-                 rnn_case(100, 32, 32, 128, reps(40), 1), "1.5"))
+                 rnn_case(100, 32, 32, 128, reps(40), 1, rnn_faults), "1.5"))
 
     names = ["numpy", "tinyad", "tinyad (ops)"] + (["torch"] if torch else [])
     header = "| case | " + " | ".join(f"{n} (ms)" for n in names) + " | " + \
@@ -360,6 +415,15 @@ def main() -> None:
         cells = " | ".join(f"{statistics.median(times[n]) * 1e3:.3f}" for n in names)
         ratios = " | ".join(f"{median_ratio(times, n):.2f}x" for n in names[1:])
         print(f"| {label} | {cells} | {ratios} | <= {target}x |")
+    print()
+    rnn_times = rows[-1][1]
+    if torch is not None:
+        print("Autograd's own cost on the RNN loop, each engine over the same loop written by hand "
+              f"with its own library: tinyad (ops) / numpy {median_ratio(rnn_times, 'tinyad (ops)'):.2f}x, "
+              f"torch / torch (by hand) {median_ratio(rnn_times, 'torch', 'torch (by hand)'):.2f}x")
+    if rnn_faults:
+        print("Page faults per RNN step, in the timed runs (memory given back to the system and "
+              "touched afresh): " + ", ".join(f"{name} {count:.0f}" for name, count in rnn_faults.items()))
     print()
     print("| peak memory of one step, MLP 784-256-10, batch 256 | numpy (KiB) | tinyad (KiB) | "
           "tinyad (ops) (KiB) | tinyad / numpy | tinyad (ops) / numpy | target |")
