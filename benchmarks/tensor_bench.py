@@ -40,7 +40,7 @@ import platform  # noqa: E402
 import statistics  # noqa: E402
 import time  # noqa: E402
 import tracemalloc  # noqa: E402
-from typing import Callable  # noqa: E402
+from typing import Any, Callable  # noqa: E402
 
 import numpy as np  # noqa: E402
 
@@ -167,33 +167,42 @@ def torch_mlp(sizes: list[int], dtype: type) -> Callable[[np.ndarray, np.ndarray
     return step
 
 
-# -- the RNN, four ways ----------------------------------------------------------------
+# -- the RNN, five ways ----------------------------------------------------------------
 
 
 def rnn_data(steps: int, batch: int, nin: int) -> np.ndarray:
     return np.random.default_rng(2).normal(size=(steps, batch, nin))
 
 
+def rnn_by_hand(xs: Any, w_x: Any, w_h: Any, b: Any, h0: Any, xp: Any) -> float:
+    """Forward over T steps, loss mean(h_T ** 2), backward through time by hand.
+
+    ``xp`` is NumPy, or PyTorch (the arrays its tensors, autograd off): the same loop
+    with each library's kernels. Returns the loss; the gradients are computed, not kept.
+    """
+    hs = [h0]
+    for t in range(len(xs)):
+        hs.append(xp.tanh(xs[t] @ w_x + hs[-1] @ w_h + b))
+    h_last = hs[-1]
+    loss = float(xp.mean(h_last * h_last))
+    dh = 2 * h_last / (h_last.shape[0] * h_last.shape[1])
+    dw_x, dw_h, db = xp.zeros_like(w_x), xp.zeros_like(w_h), xp.zeros_like(b)
+    for t in reversed(range(len(xs))):
+        da = dh * (1 - hs[t + 1] * hs[t + 1])
+        dw_x += xs[t].T @ da
+        dw_h += hs[t].T @ da
+        db += da.sum(0)
+        dh = da @ w_h.T
+    return loss
+
+
 def numpy_rnn(nin: int, nhidden: int) -> Callable[[np.ndarray], float]:
-    """Forward over T steps, loss mean(h_T ** 2), backward through time by hand."""
+    """The RNN's step by hand with NumPy (``rnn_by_hand``)."""
     rnn = nn.RNN(nin, nhidden, seed=3)
     w_x, w_h, b = (p.data for p in rnn.parameters())
 
     def step(x: np.ndarray) -> float:
-        hs = [np.zeros((x.shape[1], nhidden))]
-        for t in range(x.shape[0]):
-            hs.append(np.tanh(x[t] @ w_x + hs[-1] @ w_h + b))
-        h_last = hs[-1]
-        loss = float(np.mean(h_last * h_last))
-        dh = 2 * h_last / h_last.size
-        dw_x, dw_h, db = np.zeros_like(w_x), np.zeros_like(w_h), np.zeros_like(b)
-        for t in reversed(range(x.shape[0])):
-            da = dh * (1 - hs[t + 1] * hs[t + 1])
-            dw_x += x[t].T @ da
-            dw_h += hs[t].T @ da
-            db += da.sum(axis=0)
-            dh = da @ w_h.T
-        return loss
+        return rnn_by_hand(x, w_x, w_h, b, np.zeros((x.shape[1], nhidden)), np)
 
     return step
 
@@ -250,33 +259,20 @@ def torch_rnn(nin: int, nhidden: int) -> Callable[[np.ndarray], float]:
 
 
 def torch_rnn_by_hand(nin: int, nhidden: int) -> Callable[[np.ndarray], float]:
-    """``numpy_rnn`` in PyTorch, without autograd: PyTorch's own floor for its loop above.
+    """``rnn_by_hand`` with PyTorch, autograd off: PyTorch's own floor for its loop above.
 
-    PyTorch's kernels are not NumPy's (its float64 tanh takes about half of NumPy's time),
-    so ``torch / numpy`` mixes two things: the kernels and the autograd. Over this floor,
-    ``torch / torch (by hand)`` is what PyTorch's autograd alone costs, beside
-    ``tinyad (ops) / numpy``.
+    PyTorch's kernels are not NumPy's (its float64 tanh takes about half of NumPy's time, its
+    small products and elementwise ops longer), so ``torch / numpy`` mixes the kernels and the
+    autograd. Over this floor, ``torch / torch (by hand)`` is what PyTorch's autograd alone
+    costs, beside ``tinyad (ops) / numpy``.
     """
     rnn = nn.RNN(nin, nhidden, seed=3)
     w_x, w_h, b = (torch.tensor(p.data) for p in rnn.parameters())
 
     def step(x: np.ndarray) -> float:
-        xs = torch.from_numpy(x)
         with torch.no_grad():
-            hs = [torch.zeros(x.shape[1], nhidden, dtype=torch.float64)]
-            for t in range(x.shape[0]):
-                hs.append(torch.tanh(xs[t] @ w_x + hs[-1] @ w_h + b))
-            h_last = hs[-1]
-            loss = float(torch.mean(h_last * h_last))
-            dh = 2 * h_last / h_last.numel()
-            dw_x, dw_h, db = torch.zeros_like(w_x), torch.zeros_like(w_h), torch.zeros_like(b)
-            for t in reversed(range(x.shape[0])):
-                da = dh * (1 - hs[t + 1] * hs[t + 1])
-                dw_x += xs[t].T @ da
-                dw_h += hs[t].T @ da
-                db += da.sum(dim=0)
-                dh = da @ w_h.T
-        return loss
+            h0 = torch.zeros(x.shape[1], nhidden, dtype=torch.float64)
+            return rnn_by_hand(torch.from_numpy(x), w_x, w_h, b, h0, torch)
 
     return step
 
