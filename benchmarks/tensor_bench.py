@@ -3,7 +3,7 @@
     python benchmarks/tensor_bench.py            # about a minute
     python benchmarks/tensor_bench.py --quick    # fewer repetitions
 
-Each case times one training step of the same network three or four ways:
+Each case times one training step of the same network three to five ways:
 
 - ``numpy``: forward and backward written out by hand with NumPy, the floor that
   any NumPy-based engine can at best reach (same ops, no graph);
