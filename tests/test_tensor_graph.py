@@ -652,6 +652,15 @@ def test_a_layer_given_an_array_for_a_tensor_names_it():
         F.linear(x.data, w.data)
     with pytest.raises(TypeError, match="rnn_step needs Tensors, but its argument 4 is a ndarray"):
         F.rnn_step(x, h, w, Tensor(np.ones((4, 4))), b.data)
+    # Lists and numbers too, before any shape is read from them.
+    with pytest.raises(TypeError, match="linear needs Tensors, but its argument 2 is a list"):
+        F.linear(x, w, [0.0, 0.0, 0.0, 0.0])
+    with pytest.raises(TypeError, match="linear needs Tensors, but its argument 2 is a float"):
+        F.linear(x, w, 0.5)
+    with pytest.raises(TypeError, match="linear needs Tensors, but its argument 1 is a list"):
+        F.linear(x, [[1.0] * 4] * 3)
+    with pytest.raises(TypeError, match="rnn_step needs Tensors, but its argument 3 is a list"):
+        F.rnn_step(x, h, w, [[0.0] * 4] * 4, b)
 
 
 def test_an_output_made_without_its_rule_is_refused_and_a_huge_int_operand_is_named():

@@ -316,6 +316,8 @@ def mse_backward(out: Tensor) -> None:
 def linear(x: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     """``x @ weight + bias`` as one node: x (..., nin), weight (nin, nout), bias (nout,)."""
     x = _constant_like(x, weight)
+    parents = (x, weight) if bias is None else (x, weight, bias)
+    same_place("linear", *parents)  # first: it names an argument that is not a Tensor
     # The shapes are read from the arrays, once: a layer runs on every step of every batch.
     x_shape, w_shape = x.data.shape, weight.data.shape
     if len(w_shape) != 2 or not x_shape or x_shape[-1] != w_shape[0]:
@@ -324,15 +326,13 @@ def linear(x: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
             f"(..., {weight.shape[0] if weight.ndim else '?'}) and a 2-D weight"
         )
     if bias is None:
-        same_place("linear", x, weight)
-        return x.new_node(x.data @ weight.data, parents=(x, weight), op="linear",
+        return x.new_node(x.data @ weight.data, parents=parents, op="linear",
                           backward_rule=linear_backward)
     if len(bias.data.shape) != 1 or bias.data.shape[0] != w_shape[1]:
         raise ValueError(f"linear needs a bias of shape ({weight.shape[1]},), got {bias.shape}")
-    same_place("linear", x, weight, bias)
     # One expression: NumPy adds the bias into the product's own array (a temporary nothing
     # else holds) where the array is large enough to be worth it.
-    return x.new_node(x.data @ weight.data + bias.data, parents=(x, weight, bias), op="linear",
+    return x.new_node(x.data @ weight.data + bias.data, parents=parents, op="linear",
                       backward_rule=linear_backward)
 
 
@@ -359,11 +359,11 @@ def rnn_step(x: Tensor, h: Tensor, w_x: Tensor, w_h: Tensor, b: Tensor) -> Tenso
     w_h (nhidden, nhidden), b (nhidden,); the result is (batch, nhidden).
     """
     x, h = _constant_like(x, w_x), _constant_like(h, w_x)
+    same_place("rnn_step", x, h, w_x, w_h, b)  # first: it names an argument that is not a Tensor
     if x.ndim != 2 or h.ndim != 2 or x.shape[1] != w_x.shape[0] or h.shape[1] != w_h.shape[0]:
         raise ValueError(
             f"rnn_step got x {x.shape} and h {h.shape} for weights {w_x.shape} and {w_h.shape}"
         )
-    same_place("rnn_step", x, h, w_x, w_h, b)
     a = x.data @ w_x.data + h.data @ w_h.data + b.data  # one expression, as in linear
     return x.new_node(x.xp.tanh(a), parents=(x, h, w_x, w_h, b), op="rnn_step",
                       backward_rule=rnn_step_backward)
