@@ -111,9 +111,11 @@ def test_cross_entropy_bad_labels_name_the_label_and_the_classes():
         F.cross_entropy(Tensor(np.zeros(5)), [1])
 
 
-def test_mse_needs_matching_shapes():
-    with pytest.raises(ValueError, match=r"\(3, 1\).*\(3,\)"):
+def test_mse_needs_matching_shapes_and_entries():
+    with pytest.raises(ValueError, match=r"mse needs pred and target of the same shape.*\(3, 1\).*\(3,\)"):
         F.mse(Tensor(np.zeros((3, 1))), np.zeros(3))
+    with pytest.raises(ValueError, match=r"mse of empty tensors \(shape \(0, 2\)\)"):
+        F.mse(Tensor(np.zeros((0, 2))), np.zeros((0, 2)))
 
 
 def test_linear_names_both_shapes():

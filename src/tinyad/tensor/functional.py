@@ -243,21 +243,27 @@ def log_sigmoid_backward(out: Tensor) -> None:
     x.accumulate(out.grad * stable_sigmoid(-x.data))
 
 
+def _entry_by_entry(loss: str, names: str, x: Any, target: Any) -> tuple[Tensor, Tensor]:
+    """A loss's two operands, compared entry by entry: Tensors of one library and device, of one
+    shape (no broadcasting), not empty. An array target becomes a constant in ``x``'s dtype, so
+    float32 predictions give a float32 loss."""
+    x = _tensor(x)
+    target = _constant_like(target, x)
+    same_place(loss, x, target)
+    if x.shape != target.shape:
+        raise ValueError(f"{loss} needs {names} of the same shape, got {x.shape} and {target.shape}")
+    if x.size == 0:
+        raise ValueError(f"{loss} of empty tensors (shape {x.shape})")
+    return x, target
+
+
 def binary_cross_entropy_with_logits(logits: Tensor, targets: Any) -> Tensor:
     """Mean of ``-(t log(sigmoid(x)) + (1 - t) log(1 - sigmoid(x)))``; targets in [0, 1], same shape.
 
     Computed as ``max(x, 0) - x t + log1p(exp(-|x|))``, which never takes the log of 0.
     """
-    logits = _tensor(logits)
-    targets = _constant_like(targets, logits)
-    same_place("binary_cross_entropy_with_logits", logits, targets)
-    if logits.shape != targets.shape:
-        raise ValueError(
-            f"binary_cross_entropy_with_logits needs logits and targets of the same shape, "
-            f"got {logits.shape} and {targets.shape}"
-        )
-    if logits.size == 0:
-        raise ValueError(f"binary_cross_entropy_with_logits of empty tensors (shape {logits.shape})")
+    logits, targets = _entry_by_entry("binary_cross_entropy_with_logits", "logits and targets",
+                                      logits, targets)
     xp, t = logits.xp, targets.data
     if not xp.all((t >= 0) & (t <= 1)):
         plain = to_numpy(t)
@@ -286,16 +292,7 @@ def binary_cross_entropy_with_logits_backward(out: Tensor) -> None:
 
 def mse(pred: Tensor, target: Any) -> Tensor:
     """Mean of ``(pred - target) ** 2``; both must have the same shape (no broadcasting)."""
-    pred = _tensor(pred)
-    # An array target is a constant in pred's dtype, so float32 predictions give a float32 loss.
-    target = _constant_like(target, pred)
-    same_place("mse", pred, target)
-    if pred.shape != target.shape:
-        raise ValueError(
-            f"mse needs pred and target of the same shape, got {pred.shape} and {target.shape}"
-        )
-    if pred.size == 0:
-        raise ValueError(f"mse of empty tensors (shape {pred.shape})")
+    pred, target = _entry_by_entry("mse", "pred and target", pred, target)
     diff = pred.data - target.data
     data = pred.xp.sum(diff * diff) / pred.size
     return pred.new_node(data, parents=(pred, target), op="mse", backward_rule=mse_backward, saved=diff)
