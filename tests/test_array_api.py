@@ -88,6 +88,16 @@ def test_errors_are_the_same_in_any_library(xp):
         (x**2).backward(to(xp, np.array([1e300])))
 
 
+def test_exp_refuses_the_first_number_of_each_float_type_whose_exp_is_inf(xp):
+    # float32's nearest number to log(float32 max) lies just above it: its exp is inf.
+    for dtype, edge in ((np.float32, 88.72283172607422), (np.float64, 709.782712893384)):
+        below = Tensor(to(xp, np.array([edge], dtype=dtype))).exp()
+        assert np.isfinite(below.numpy()).all() and below.dtype == getattr(xp, dtype.__name__)
+        above = np.nextafter(np.array([edge], dtype=dtype), np.inf)
+        with pytest.raises(OverflowError, match=f"exp overflows {dtype.__name__} at 1 entries"):
+            Tensor(to(xp, above)).exp()
+
+
 # -- mixing libraries --------------------------------------------------------------------------
 
 

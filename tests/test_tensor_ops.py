@@ -289,3 +289,14 @@ def test_a_gradient_through_power_that_overflows_is_named_with_its_numbers(dtype
 def test_power_that_overflows_warns_as_numpy_does():
     with pytest.warns(RuntimeWarning, match="overflow"):
         assert np.isinf((2 ** Tensor([2000.0])).data[0])
+
+
+@pytest.mark.parametrize("dtype, edge", [(np.float32, 88.72283172607422), (np.float64, 709.782712893384)])
+def test_exp_refuses_the_first_number_whose_exp_is_inf(dtype, edge):
+    # The largest number of the dtype whose exp is finite; the next one up gives inf. (float32's
+    # nearest number to log(float32 max) is that next one: a limit compared in float32 let it by.)
+    below = Tensor(np.array([edge], dtype=dtype)).exp()
+    assert np.isfinite(below.data).all() and below.dtype == dtype
+    above = np.nextafter(np.array([edge], dtype=dtype), np.inf)
+    with pytest.raises(OverflowError, match=f"exp overflows {np.dtype(dtype)} at 1 entries"):
+        Tensor(above).exp()

@@ -20,6 +20,8 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from tinyad.tensor.backend import dtype_name, namespace
 
 if TYPE_CHECKING:  # for the type hints only: tensor.py imports this module
@@ -31,11 +33,20 @@ EXP_LIMIT: dict[tuple[Any, Any], float] = {}
 
 
 def exp_limit(x: Tensor) -> float:
-    """The largest input whose exp is finite in ``x``'s dtype."""
+    """The largest number of ``x``'s dtype whose exp is finite in that dtype.
+
+    It is a number of the dtype itself, because ``x.data > limit`` compares in the array's
+    dtype: float32's nearest number to log(3.4e38) = 88.7228390... is 88.7228394, just above
+    it, and its exp is inf. The number below that is the limit.
+    """
     key = (x.xp, x.dtype)  # libraries' dtypes are not compared with each other
     limit = EXP_LIMIT.get(key)
     if limit is None:
-        limit = EXP_LIMIT[key] = math.log(float(x.xp.finfo(x.dtype).max))
+        exact = math.log(float(x.xp.finfo(x.dtype).max))
+        nearest = np.dtype(dtype_name(x.dtype)).type(exact)  # float32 or float64, as NumPy's
+        if float(nearest) > exact:  # compared as Python floats: exactly
+            nearest = np.nextafter(nearest, -np.inf, dtype=nearest.dtype)
+        limit = EXP_LIMIT[key] = float(nearest)
     return limit
 
 
