@@ -283,3 +283,13 @@ def test_no_floating_point_warning_escapes(library):
             Tensor(to(xp, np.array([-1.0, 4.0]))) ** 0.5
         big = Tensor(to(xp, np.array([1e308, 1e308])))
         assert np.isfinite(big.mean().item())
+
+
+def test_an_optimiser_refuses_a_gradient_of_another_dtype_in_any_library(xp):
+    p = Tensor(to(xp, np.ones(2, dtype=np.float32)), requires_grad=True)
+    for grad, named in ((np.ones(2), "float64"), (np.array([1, 2]), "int64")):
+        p.grad = to(xp, grad)
+        for opt in (SGD([p], lr=0.1), Adam([p])):
+            with pytest.raises(TypeError, match=f"parameter 0 is float32 but its gradient is {named}"):
+                opt.step()
+    assert p.dtype == xp.float32 and p.numpy().tolist() == [1.0, 1.0]

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from tinyad import Tensor, Value, gradcheck
-from tinyad.gradcheck import central_difference
+from tinyad.gradcheck import central_difference, numeric_gradient
 
 
 def test_a_right_gradient_passes_for_both_engines():
@@ -116,6 +116,8 @@ def test_gradcheck_refuses_inputs_and_outputs_that_are_not_nodes():
         gradcheck(lambda x: x, 2.0)
     with pytest.raises(TypeError, match="input 1 is a ndarray"):
         gradcheck(lambda x, y: x, Value(1.0), np.ones(2))
+    with pytest.raises(TypeError, match="input 0 is a type"):  # the class, not a Value made from it
+        gradcheck(lambda x: x, Value)
     with pytest.raises(TypeError, match="return a Value or a Tensor, got float"):
         gradcheck(lambda x: 3.0, Value(1.0))
     with pytest.raises(TypeError, match="got list"):
@@ -205,3 +207,18 @@ def test_a_rule_wrong_only_for_the_second_input_is_caught_and_names_that_input()
     with pytest.raises(AssertionError, match=r"input 1 at index \(1,\) does not match: backward gave 3, "
                                              r"finite differences give 2\b"):
         gradcheck(tensor_product, Tensor([1.0, 2.0]), Tensor([1.0, 3.0]))
+
+
+@pytest.mark.parametrize("make", [Value, lambda x: Tensor([x, -x], requires_grad=True)])
+@pytest.mark.parametrize("x", [1e8, 1e10])
+def test_a_right_gradient_passes_where_floats_are_far_apart(make, x):
+    # Near 1e10, floats are 2e-6 apart: x + 1e-6 and x - 1e-6 are not 2e-6 apart, and dividing
+    # by 2 eps gave a slope of 3.8 for 2 * x. The difference is divided by the step really taken.
+    assert gradcheck(lambda v: (v * 2).sum() if isinstance(v, Tensor) else v * 2, make(x))
+
+
+def test_numeric_gradient_nudges_in_float64_whatever_the_input():
+    square_sum = lambda x: float((np.asarray(x) ** 2).sum())  # noqa: E731
+    for x in (np.array([1, 2, 3]), np.array([1.0, 2.0, 3.0], dtype=np.float32), [1.0, 2.0, 3.0]):
+        assert np.allclose(numeric_gradient(square_sum, x, 1e-6), [2.0, 4.0, 6.0], rtol=1e-8), x
+    assert central_difference(lambda x: x * x, 2, (), 1e-6) == pytest.approx(4.0, rel=1e-9)

@@ -358,3 +358,24 @@ def test_a_gradient_that_is_not_a_number_or_an_array_of_them_is_refused_by_its_t
         with pytest.raises(TypeError, match=rf"parameter 1's gradient is {what} \(.*\): a gradient is"):
             opt.step()
         np.testing.assert_array_equal(p.data, before)
+
+
+@pytest.mark.parametrize("opt", [lambda ps: SGD(ps, lr=0.1), lambda ps: SGD(ps, lr=0.1, momentum=0.9), Adam])
+def test_a_gradient_of_another_dtype_is_refused_and_the_parameter_kept(opt):
+    # The update would have made a float32 parameter float64 without a word.
+    p = Tensor(np.ones(2, dtype=np.float32), requires_grad=True)
+    for grad, named in ((np.ones(2), "float64"), (np.array([1, 2]), "int64")):
+        p.grad = grad
+        with pytest.raises(TypeError, match=f"parameter 0 is float32 but its gradient is {named}: a gradient "
+                                            "must have its parameter's dtype"):
+            opt([p]).step()
+        assert p.dtype == np.float32 and p.data.tolist() == [1.0, 1.0]
+
+
+def test_a_values_gradient_of_another_kind_of_number_is_refused():
+    # It would have become the Value's data: a NumPy float32, then every node after it.
+    v = Value(1.0)
+    v.grad = np.float32(0.5)
+    with pytest.raises(TypeError, match=r"parameter 0 is a Value, but its gradient is a float32"):
+        SGD([v], lr=0.1).step()
+    assert v.data == 1.0 and type(v.data) is float

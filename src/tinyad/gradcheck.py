@@ -15,20 +15,21 @@ in float64, and each nudged point goes back into the input's library and onto it
 
 from __future__ import annotations
 
+import numbers
 from typing import Any, Callable
 
 import numpy as np
 
 from tinyad import graph
 from tinyad.tensor.backend import to_numpy
-from tinyad.validation import check_setting
+from tinyad.validation import check_setting, type_name
 
 
 def _scalar(out: Any) -> float:
     """The float that ``f`` returned, which must be a single number."""
     if not graph.is_node(out):
         raise TypeError(
-            f"gradcheck needs f to return a Value or a Tensor, got {type(out).__name__}: compute "
+            f"gradcheck needs f to return a Value or a Tensor, got {type_name(out)}: compute "
             "the result with the inputs' own operations, so that it has a graph to walk"
         )
     data = out.data
@@ -72,7 +73,7 @@ def gradcheck(
     for i, x in enumerate(inputs):
         if not graph.is_node(x):
             raise TypeError(
-                f"gradcheck's input {i} is a {type(x).__name__}: pass the Values or Tensors that "
+                f"gradcheck's input {i} is a {type_name(x)}: pass the Values or Tensors that "
                 "f reads, for example gradcheck(f, Value(2.0)) or gradcheck(f, Tensor([1.0, 2.0]))"
             )
         if x.parents:  # backward would go on into the graph behind it, and change its leaves
@@ -177,11 +178,17 @@ def numeric_gradient(f: Callable[[Any], float], x: Any, eps: float) -> np.ndarra
 
 
 def central_difference(f: Callable[[Any], float], x: Any, index: tuple, eps: float) -> float:
-    """``(f(x + eps) - f(x - eps)) / (2 eps)``, nudging only ``x[index]`` (all of ``x`` for a float)."""
-    if isinstance(x, float):
-        up, down = x + eps, x - eps
+    """``(f(x + eps) - f(x - eps)) / step``, nudging only ``x[index]`` (all of ``x`` for a number).
+
+    The nudged points are float64, and ``step`` is how far apart they really are: ``2 eps`` only
+    where floats lie close enough together (near 1e10 they are 2e-6 apart).
+    """
+    if isinstance(x, numbers.Real):
+        up, down = float(x) + eps, float(x) - eps
+        step = up - down
     else:
-        up, down = x.copy(), x.copy()
+        up, down = np.array(x, dtype=np.float64), np.array(x, dtype=np.float64)
         up[index] += eps
         down[index] -= eps
-    return (float(f(up)) - float(f(down))) / (2 * eps)
+        step = up[index] - down[index]
+    return (float(f(up)) - float(f(down))) / step

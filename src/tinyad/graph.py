@@ -82,6 +82,8 @@ def is_node(x: object) -> bool:
     """
     if type(x) in _NODE_CLASSES:
         return True
+    if isinstance(x, type):  # the class Value itself has every field, as descriptors
+        return False
     if not all(hasattr(x, field) for field in NODE_FIELDS):
         return False
     if all(hasattr(type(x), field) for field in NODE_FIELDS):

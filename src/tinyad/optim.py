@@ -26,7 +26,7 @@ from typing import Any, Iterable, NoReturn
 
 import numpy as np
 
-from tinyad.validation import check_setting
+from tinyad.validation import check_setting, type_name
 from tinyad.graph import is_node
 from tinyad.tensor.backend import NUMPY, all_finite, describe, dtype_name, is_array, namespace, same_device
 
@@ -174,7 +174,7 @@ def _parameter_list(params: Any) -> list:
     for k, p in enumerate(params):
         if not is_node(p):
             raise TypeError(
-                f"parameter {k} is a {type(p).__name__}: parameters are Values or Tensors "
+                f"parameter {k} is a {type_name(p)}: parameters are Values or Tensors "
                 "(the leaves whose .data the optimiser updates from their .grad)"
             )
         if p.parents:
@@ -210,8 +210,10 @@ def _check_grad(k: int, p: Any) -> None:
             raise ValueError(f"parameter {k} has the gradient {g}: the update would make it {g}")
         return
     if type(g) is np.ndarray and type(data) is np.ndarray:  # a NumPy Tensor's, quickly
-        if g.dtype.kind not in "iuf":
-            _not_real(k, g)
+        if g.dtype != data.dtype:
+            if g.dtype.kind not in "iuf":
+                _not_real(k, g)
+            _check_dtype(k, g, data)
         if g.shape != data.shape:
             _check_shape(k, g.shape, data.shape)
         if not all_finite(g, NUMPY):
@@ -229,8 +231,27 @@ def _check_grad(k: int, p: Any) -> None:
                 f"{describe(g, xp, where)}: a gradient must be in its parameter's library and on its device"
             )
     _check_shape(k, _shape(g), _shape(data))
+    if is_array(data):
+        _check_dtype(k, g, data)
+    elif not isinstance(g, (int, float)):  # a Value's number
+        raise TypeError(
+            f"parameter {k} is a Value, but its gradient is a {type_name(g)} ({g!r:.60}): a Value's "
+            "gradient is a Python number, and the update would make its data one too"
+        )
     if not all_finite(g, xp):
         _not_finite(k, g, xp)
+
+
+def _check_dtype(k: int, g: Any, data: Any) -> None:
+    """A TypeError unless the gradient has its parameter's dtype: the update ``data - lr * g``
+    would otherwise turn a float32 parameter into float64 (or fail, in a library that does not
+    mix integers and floats), where backward always gives a gradient in its parameter's dtype."""
+    if g.dtype != data.dtype:
+        raise TypeError(
+            f"parameter {k} is {dtype_name(data.dtype)} but its gradient is {dtype_name(g.dtype)}: a "
+            "gradient must have its parameter's dtype, as backward's do (convert it first: an update "
+            "must not change the parameter's dtype)"
+        )
 
 
 def _shape(x: Any) -> tuple[int, ...]:
@@ -238,7 +259,7 @@ def _shape(x: Any) -> tuple[int, ...]:
 
 
 def _not_real(k: int, g: Any) -> NoReturn:
-    what = f"an array of dtype {dtype_name(g.dtype)}" if is_array(g) else f"a {type(g).__name__}"
+    what = f"an array of dtype {dtype_name(g.dtype)}" if is_array(g) else f"a {type_name(g)}"
     raise TypeError(
         f"parameter {k}'s gradient is {what} ({g!r:.60}): a gradient is a real number (a "
         "Value's) or an array of real numbers in its parameter's shape (a Tensor's)"

@@ -16,6 +16,17 @@ from typing import Any
 import numpy as np
 
 
+def type_name(x: Any) -> str:
+    """The name of ``x``'s type for an error message. A type of another library named as one of
+    tinyad's is named with its library: PyTorch's tensor is ``torch.Tensor``, never a bare
+    ``Tensor`` that reads as tinyad's own ("must be a Tensor, got Tensor")."""
+    cls = type(x)
+    library = cls.__module__.partition(".")[0]
+    if library != "tinyad" and cls.__name__ in ("Tensor", "Value"):
+        return f"{library}.{cls.__name__}"
+    return cls.__name__
+
+
 def check_count(n: Any, name: str, least: int = 1) -> None:
     """``n`` is a whole number ``>= least``, or a ValueError naming ``name`` and ``n``."""
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < least:
@@ -64,9 +75,9 @@ def as_real(x: Any, who: str) -> float:
     not a ``numbers.Real``), and a number beyond any float a ValueError, each naming ``who``.
     """
     if not isinstance(x, numbers.Real):
-        size = getattr(x, "size", None)
-        what = f"an array of size {size}" if size is not None else repr(x)
-        raise TypeError(f"{who} needs a real number, got {type(x).__name__}: {what}")
+        shape = getattr(x, "shape", None)  # not .size: PyTorch's is a method
+        what = f"an array of size {math.prod(shape)}" if shape is not None else repr(x)
+        raise TypeError(f"{who} needs a real number, got {type_name(x)}: {what}")
     try:
         return float(x)
     except OverflowError:

@@ -38,7 +38,7 @@ from math import isfinite
 from typing import Callable, Union
 
 from tinyad import graph
-from tinyad.validation import as_real, too_large_for_float
+from tinyad.validation import as_real, too_large_for_float, type_name
 
 Number = Union[int, float]
 Rule = Callable[["Value"], None]
@@ -410,7 +410,7 @@ def check_parents(root: Value) -> None:
             if not isinstance(parent, Value):
                 raise TypeError(
                     f"backward: the {node.op!r} node {node!r} has parent {k} = {parent!r}, a "
-                    f"{type(parent).__name__}: a node's parents are Values (make a number a "
+                    f"{type_name(parent)}: a node's parents are Values (make a number a "
                     "constant leaf first, Value(number), as the operators do)"
                 ) from None
             stack.append(parent)

@@ -25,6 +25,7 @@ import array_api_compat
 import numpy as np
 
 from tinyad.tensor import numpy_namespace
+from tinyad.validation import type_name
 
 # NumPy's own namespace follows the standard from NumPy 2.1 (pyproject's floor): a NumPy
 # array's namespace is NumPy's (tinyad.tensor.numpy_namespace: NumPy, with the functions every
@@ -99,7 +100,7 @@ def same_place(op: str, *tensors: Any) -> None:
         k = not_tensors[0]
         t = tensors[k]
         raise TypeError(
-            f"{op} needs Tensors, but its argument {k} is a {type(t).__name__} ({t!r:.60}): "
+            f"{op} needs Tensors, but its argument {k} is a {type_name(t)} ({t!r:.60}): "
             "pass the Tensor itself (a parameter, not its .data), so that its gradient is filled"
         ) from None
 

@@ -31,17 +31,18 @@ from typing import Callable
 
 from tinyad.tensor import grad_mode
 from tinyad.tensor.tensor import Tensor
+from tinyad.validation import type_name
 
 
 def checkpoint(fn: Callable[..., Tensor], *tensors: Tensor) -> Tensor:
     """``fn(*tensors)``, but its intermediates are recomputed in backward instead of kept."""
     for i, t in enumerate(tensors):
         if not isinstance(t, Tensor):
-            raise TypeError(f"checkpoint: argument {i} must be a Tensor, got {type(t).__name__}")
+            raise TypeError(f"checkpoint: argument {i} must be a Tensor, got {type_name(t)}")
     with grad_mode.no_grad():
         result = fn(*tensors)
     if not isinstance(result, Tensor):
-        raise TypeError(f"checkpoint: fn must return a Tensor, got {type(result).__name__}")
+        raise TypeError(f"checkpoint: fn must return a Tensor, got {type_name(result)}")
     # The parameters fn uses need not be among ``tensors``, so the node asks to be recorded
     # (requires_grad=True) whenever recording is on: the recomputation in backward finds
     # out what needs a gradient.

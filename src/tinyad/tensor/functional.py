@@ -47,6 +47,7 @@ from tinyad.tensor.backend import (
 from tinyad.tensor.elementwise import stable_sigmoid
 from tinyad.tensor.reductions import axes
 from tinyad.tensor.tensor import Tensor, constant
+from tinyad.validation import type_name
 
 Labels = Union[Sequence[int], np.ndarray, Tensor]
 
@@ -63,7 +64,7 @@ def _constant_like(x: Any, weight: Tensor) -> Tensor:
         return x
     if not isinstance(weight, Tensor):
         raise TypeError(
-            f"a layer's weight must be a Tensor, got a {type(weight).__name__}: pass the Tensor "
+            f"a layer's weight must be a Tensor, got a {type_name(weight)}: pass the Tensor "
             "itself (a parameter, not its .data), so that its gradient is filled"
         )
     return constant(x, weight, weight.dtype)

@@ -67,7 +67,7 @@ from typing import Any, Callable, Iterator, NoReturn, Sequence, Union
 import numpy as np
 
 from tinyad import graph
-from tinyad.validation import as_real
+from tinyad.validation import as_real, type_name
 from tinyad.tensor import binary, elementwise, grad_mode, reductions, shapes
 from tinyad.tensor.backend import (
     NUMPY, all_finite, cannot_combine, device, dtype_name, float_dtype, is_array, library, namespace,
@@ -589,7 +589,7 @@ def _not_a_parent(parent: Any, parents: tuple, op: str) -> TypeError:
     k = next(i for i, p in enumerate(parents) if p is parent)
     hint = " (the Tensor itself, not its .data)" if is_array(parent) else ""
     return TypeError(
-        f"the {op!r} node got parent {k} = {parent!r:.60}, a {type(parent).__name__}: an op's "
+        f"the {op!r} node got parent {k} = {parent!r:.60}, a {type_name(parent)}: an op's "
         f"parents are Tensors{hint}; make a constant a Tensor first, as the operators do "
         "(x.new_node(data, parents=(x, w), op=..., backward_rule=...))"
     )
@@ -629,7 +629,7 @@ def _seed(grad: ArrayLike, out: Tensor) -> Any:
             seed = xp.asarray(np.array(given, dtype=dtype_name(out.dtype)), device=out.device)
     except (TypeError, ValueError):
         raise TypeError(
-            f"backward(grad=...) needs an array of numbers, got {type(given).__name__}"
+            f"backward(grad=...) needs an array of numbers, got {type_name(given)}"
         ) from None
     if seed.shape != out.shape:
         raise ValueError(
