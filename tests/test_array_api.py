@@ -9,6 +9,7 @@ standard does not have.
 
 from __future__ import annotations
 
+import re
 import warnings
 from typing import Any
 
@@ -293,3 +294,34 @@ def test_an_optimiser_refuses_a_gradient_of_another_dtype_in_any_library(xp):
             with pytest.raises(TypeError, match=f"parameter 0 is float32 but its gradient is {named}"):
                 opt.step()
     assert p.dtype == xp.float32 and p.numpy().tolist() == [1.0, 1.0]
+
+
+@needs_torch_tensors
+def test_pytorchs_products_of_two_dtypes_are_named_as_such():
+    # PyTorch's @ does not promote float32 @ float64 (NumPy's does): its refusal read as a shape error.
+    t32, t64 = (Tensor(torch.ones(2, 3, dtype=d)) for d in (torch.float32, torch.float64))
+    w32, w64 = (Tensor(torch.ones(3, 3, dtype=d)) for d in (torch.float32, torch.float64))
+    b32 = Tensor(torch.zeros(3))
+    for call, op in ((lambda: t32 @ w64, "@"), (lambda: F.linear(t64, w32, b32), "linear"),
+                     (lambda: F.rnn_step(t32, t32, w32, w64, b32), "rnn_step")):
+        with pytest.raises(TypeError, match=rf"{re.escape(op)} got torch tensors of dtypes .*float32.*float64|"
+                                            rf"{re.escape(op)} got torch tensors of dtypes .*float64.*float32"):
+            call()
+    assert (t32 @ w32).dtype == torch.float32  # one dtype: as before
+
+
+@needs_torch_tensors
+def test_a_pytorch_tensor_that_requires_grad_is_refused_with_what_to_do():
+    # It would record PyTorch's own graph of every op tinyad computes with it, and printing it failed.
+    for given in (torch.ones(2, requires_grad=True), torch.nn.Parameter(torch.ones(2))):
+        with pytest.raises(TypeError, match=r"requires grad: PyTorch would record a graph.*t\.detach\(\)"):
+            Tensor(given)
+    assert Tensor(given.detach(), requires_grad=True).requires_grad
+
+
+def test_a_numpy_bool_and_a_ragged_list_are_taken_as_with_numpy(xp):
+    t = Tensor(to(xp, np.ones(2, dtype=np.float32)))
+    out = t + np.bool_(True)  # a number, as Python's True is: it joins the tensor's library
+    assert type(out.data) is kind(xp) and out.dtype == xp.float32 and out.numpy().tolist() == [2.0, 2.0]
+    with pytest.raises(ValueError, match="must be rectangular: the nested lists have different lengths"):
+        Tensor(to(xp, np.ones((2, 2)))) + [[1.0, 2.0], [3.0]]

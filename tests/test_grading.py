@@ -71,9 +71,10 @@ def test_check_passes_on_true_and_refuses_a_condition_that_is_not_a_bool():
         (math.nan, math.nan),
         (None, 1.0),
         ("2.0 or so", 2.0),
+        (10**400, 2.0),  # beyond any float: it failed inside NumPy's conversion
     ],
     ids=["wrong sign", "one wrong sign", "too short", "extra axis", "nan", "nan inside",
-         "nan expected", "None", "text"],
+         "nan expected", "None", "text", "huge int"],
 )
 def test_check_close_fails(got, expected):
     with pytest.raises(AssertionError) as error:
@@ -131,8 +132,9 @@ def test_check_topo_order_accepts_any_valid_order():
         lambda a, b, c, d: (a, b, c, d),  # a tuple
         lambda a, b, c, d: [a, b, c, d, Value(1.0)],  # a node not in the graph
         lambda a, b, c, d: [math.nan, a, b, c, d],  # not a node at all
+        lambda a, b, c, d: [n.label for n in (a, b, c, d)],  # labels, not nodes
     ],
-    ids=["reversed", "child first", "missing", "repeated", "nested", "tuple", "stranger", "nan"],
+    ids=["reversed", "child first", "missing", "repeated", "nested", "tuple", "stranger", "nan", "labels"],
 )
 def test_check_topo_order_fails(make):
     nodes = diamond()
@@ -574,3 +576,9 @@ def test_a_blank_met_by_a_check_is_shown_as_its_message_alone():
     assert isinstance(caught.value, NotImplementedError)  # the score table's "not started"
     assert caught.value._render_traceback_() == [
         "NotStarted: Exercise 2 is not started: write your answer in place of '# YOUR CODE HERE' and this line"]
+
+
+def test_check_topo_order_names_an_entry_that_is_not_a_node():
+    a, b, c, d = diamond()
+    with pytest.raises(AssertionError, match=r"expected: a list of nodes\n  got:      an entry 'a' \(a str\)"):
+        grading.check_topo_order(["a", "b", "c", "d"], d, HINT)

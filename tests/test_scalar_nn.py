@@ -111,3 +111,11 @@ def test_bad_sizes_and_inputs_are_named():
 def test_a_network_called_on_strings_names_what_it_got():
     with pytest.raises(TypeError, match=r"Value\(\) needs a real number, got str: 'a'"):
         MLP(2, [3, 1], seed=0)(["a", "b"])
+
+
+@pytest.mark.parametrize("nonlin", ["relu", "none", 1, None])
+def test_a_neuron_refuses_a_nonlin_that_is_not_true_or_false(nonlin):
+    # "relu" is truthy: it silently built a tanh neuron.
+    with pytest.raises(TypeError, match=rf"Neuron's nonlin \(tanh or not\) must be True or False, got {nonlin!r}"):
+        Neuron(2, nonlin=nonlin)
+    assert Neuron(2, nonlin=False).nonlin is False

@@ -6,6 +6,8 @@ PyTorch, is a row of tests/op_families.py.
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -291,3 +293,20 @@ def test_nothing_representable_is_flushed_to_zero():
     assert p.data[1] == pytest.approx(np.exp(-400.0), rel=1e-12)  # about 1.9e-174, not 0
     s = Tensor([-50.0], dtype=np.float32).sigmoid()
     assert s.data[0] == pytest.approx(np.exp(-50.0), rel=1e-5)  # about 1.9e-22, not 0
+
+
+@pytest.mark.parametrize("shapes", [
+    dict(b=(2, 4)),  # broadcast in forward, then a gradient of shape (4,) for a bias of (2, 4)
+    dict(h=(1, 4)),  # the same for a state of batch 1
+    dict(w_h=(4, 5)),
+    dict(b=(3,)),
+    dict(h=(2, 5)),
+    dict(x=(3,)),
+    dict(w_h=(4,)),
+])
+def test_rnn_step_names_every_shape_that_does_not_fit(shapes):
+    given = dict(x=(2, 3), h=(2, 4), w_x=(3, 4), w_h=(4, 4), b=(4,)) | shapes
+    args = [Tensor(np.ones(given[k]), requires_grad=True) for k in ("x", "h", "w_x", "w_h", "b")]
+    shown = ", ".join(f"{k} {re.escape(str(given[k]))}" for k in ("x", "h", "w_x", "w_h"))
+    with pytest.raises(ValueError, match=rf"rnn_step needs x \(batch, nin\).*got {shown} and b {re.escape(str(given['b']))}"):
+        F.rnn_step(*args)

@@ -300,3 +300,16 @@ def test_exp_refuses_the_first_number_whose_exp_is_inf(dtype, edge):
     above = np.nextafter(np.array([edge], dtype=dtype), np.inf)
     with pytest.raises(OverflowError, match=f"exp overflows {np.dtype(dtype)} at 1 entries"):
         Tensor(above).exp()
+
+
+def test_a_ragged_list_operand_is_named_as_tensor_names_it():
+    with pytest.raises(ValueError, match="must be rectangular: the nested lists have different lengths"):
+        Tensor(np.ones((2, 2))) * [[1.0, 2.0], [3.0]]
+
+
+@pytest.mark.parametrize("reduce", ["sum", "mean", "max", "min"])
+def test_a_keepdims_that_is_not_true_or_false_is_refused(reduce):
+    # "no" is truthy: PyTorch's sum kept the axes for it; NumPy's failed deep inside.
+    with pytest.raises(TypeError, match="keepdims must be True or False, got 'no'"):
+        getattr(Tensor(np.ones((2, 3))), reduce)(axis=0, keepdims="no")
+    assert getattr(Tensor(np.ones((2, 3))), reduce)(axis=0, keepdims=np.True_).shape == (1, 3)

@@ -27,6 +27,14 @@ def type_name(x: Any) -> str:
     return cls.__name__
 
 
+def check_flag(value: Any, name: str) -> bool:
+    """``value`` as a bool, or a TypeError naming ``name``: anything but True or False (or a NumPy
+    bool) is refused, where Python would take any truthy value ("relu", 0.5) as True."""
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    raise TypeError(f"{name} must be True or False, got {value!r}")
+
+
 def check_count(n: Any, name: str, least: int = 1) -> None:
     """``n`` is a whole number ``>= least``, or a ValueError naming ``name`` and ``n``."""
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < least:

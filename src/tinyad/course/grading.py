@@ -178,7 +178,8 @@ def check_close(got: Any, expected: Any, what: str, tried: Any, hint: str,
     expected_arr = np.asarray(expected, dtype=np.float64)
     got_arr = _real_array(got)
     if got_arr is None:
-        fail(what, tried, expected, f"{got!r} (of type {type(got).__name__})", hint)
+        shown = f"an int of {len(str(abs(got)))} digits" if isinstance(got, int) else f"{got!r:.80}"
+        fail(what, tried, expected, f"{shown} (of type {type(got).__name__})", hint)
     if got_arr.shape != expected_arr.shape:
         fail(what, tried, f"shape {expected_arr.shape}", f"shape {got_arr.shape}", hint)
     if not np.allclose(got_arr, expected_arr, atol=atol, rtol=rtol, equal_nan=False):
@@ -196,7 +197,10 @@ def _real_array(x: Any) -> np.ndarray | None:
             return None
     elif array.dtype.kind not in "iuf":
         return None
-    return array.astype(np.float64)
+    try:
+        return array.astype(np.float64)
+    except OverflowError:  # an int beyond any float: not the number any check expects
+        return None
 
 
 def _first_node(x: Any) -> Any:
@@ -231,6 +235,11 @@ def check_topo_order(order: Any, root: Any, hint: str) -> None:
         isinstance(order, list), what, tried, "a list of nodes", f"a {type(order).__name__}",
         "return a list",
     )
+    for entry in order:
+        check(
+            is_node(entry), what, tried, "a list of nodes", f"an entry {entry!r:.60} (a {type(entry).__name__})",
+            "append the nodes themselves, not their labels or their data",
+        )
     reachable = topo_sort(root)
     ids = [id(n) for n in order]
     check(

@@ -10,7 +10,7 @@ import math
 import random
 from typing import Sequence, Union
 
-from tinyad.validation import check_count, layer_sizes
+from tinyad.validation import check_count, check_flag, layer_sizes
 from tinyad.scalar.value import Value
 
 Input = Sequence[Union[Value, float]]
@@ -49,7 +49,7 @@ class Neuron(Module):
         scale = 1.0 / math.sqrt(nin)  # keeps w . x of order 1, so tanh does not saturate
         self.w = [Value(rng.uniform(-scale, scale)) for _ in range(nin)]
         self.b = Value(0.0)
-        self.nonlin = nonlin
+        self.nonlin = check_flag(nonlin, "Neuron's nonlin (tanh or not)")
 
     def __call__(self, x: Input) -> Value:
         _check_length(x, len(self.w), "this neuron")

@@ -105,6 +105,23 @@ def same_place(op: str, *tensors: Any) -> None:
         ) from None
 
 
+def one_dtype_for_products(op: str, *tensors: Any) -> None:
+    """A TypeError naming the dtypes, where the library's matrix product will not mix them.
+
+    NumPy and the array API standard promote float32 @ float64 to float64; PyTorch's ``@``
+    refuses ("expected m1 and m2 to have the same dtype"), which read as a shape error.
+    """
+    xp = tensors[0].xp
+    if xp is NUMPY or library(xp) != "torch":
+        return
+    dtypes = [dtype_name(t.dtype) for t in tensors]
+    if len(set(dtypes)) > 1:
+        raise TypeError(
+            f"{op} got torch tensors of dtypes {', '.join(dtypes)}: PyTorch's matrix product takes "
+            "one dtype (NumPy's promotes to the wider); make them one, with Tensor(data, dtype=...)"
+        )
+
+
 def dtype_name(dtype: Any) -> str:
     """A dtype's plain name, whatever the library: "float32" for NumPy's, torch's or array_api_strict's."""
     return str(dtype).rpartition(".")[2]

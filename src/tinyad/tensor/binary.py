@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any, Callable
 import numpy as np
 
 from tinyad.tensor import elementwise
-from tinyad.tensor.backend import NUMPY, dtype_name, errstate, same_place, to_numpy
+from tinyad.tensor.backend import NUMPY, dtype_name, errstate, one_dtype_for_products, same_place, to_numpy
 from tinyad.tensor.gradients import sum_to_shape
 
 if TYPE_CHECKING:  # for the type hints only: tensor.py imports this module
@@ -214,6 +214,7 @@ def matmul(a: Tensor, b: Tensor) -> Tensor:
     try:
         data = a.data @ b.data
     except (ValueError, RuntimeError):  # RuntimeError: PyTorch's word for it
+        one_dtype_for_products("@", a, b)
         k_a, k_b = a.shape[-1], b.shape[-2] if b.ndim > 1 else b.shape[0]
         if k_a != k_b:
             why = f"the inner dimensions {k_a} and {k_b} differ"

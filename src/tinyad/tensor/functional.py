@@ -42,7 +42,8 @@ from typing import Any, Sequence, Union
 import numpy as np
 
 from tinyad.tensor.backend import (
-    cannot_combine, dtype_name, is_array, namespace, same_device, same_place, to_numpy,
+    cannot_combine, dtype_name, is_array, namespace, one_dtype_for_products, same_device, same_place,
+    to_numpy,
 )
 from tinyad.tensor.elementwise import stable_sigmoid
 from tinyad.tensor.reductions import axes
@@ -316,6 +317,7 @@ def linear(x: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     x = _constant_like(x, weight)
     parents = (x, weight) if bias is None else (x, weight, bias)
     same_place("linear", *parents)  # first: it names an argument that is not a Tensor
+    one_dtype_for_products("linear", *parents)
     # The shapes are read from the arrays, once: a layer runs on every step of every batch.
     x_shape, w_shape = x.data.shape, weight.data.shape
     if len(w_shape) != 2 or not x_shape or x_shape[-1] != w_shape[0]:
@@ -358,13 +360,26 @@ def rnn_step(x: Tensor, h: Tensor, w_x: Tensor, w_h: Tensor, b: Tensor) -> Tenso
     """
     x, h = _constant_like(x, w_x), _constant_like(h, w_x)
     same_place("rnn_step", x, h, w_x, w_h, b)  # first: it names an argument that is not a Tensor
-    if x.ndim != 2 or h.ndim != 2 or x.shape[1] != w_x.shape[0] or h.shape[1] != w_h.shape[0]:
-        raise ValueError(
-            f"rnn_step got x {x.shape} and h {h.shape} for weights {w_x.shape} and {w_h.shape}"
-        )
+    _check_rnn_shapes(x, h, w_x, w_h, b)
     a = x.data @ w_x.data + h.data @ w_h.data + b.data  # one expression, as in linear
     return x.new_node(x.xp.tanh(a), parents=(x, h, w_x, w_h, b), op="rnn_step",
                       backward_rule=rnn_step_backward)
+
+
+def _check_rnn_shapes(x: Tensor, h: Tensor, w_x: Tensor, w_h: Tensor, b: Tensor) -> None:
+    """A ValueError naming all five shapes unless they fit one RNN step: anything else would
+    broadcast in forward (a bias of shape (batch, nhidden), an h of batch 1) and fail in backward.
+    (And a TypeError for PyTorch's tensors of two dtypes, which its products do not mix.)"""
+    one_dtype_for_products("rnn_step", x, h, w_x, w_h, b)
+    batch, nin = x.shape if x.ndim == 2 else (None, None)
+    nhidden = w_h.shape[0] if w_h.ndim == 2 else None
+    if (x.ndim != 2 or w_h.shape != (nhidden, nhidden) or w_x.shape != (nin, nhidden)
+            or h.shape != (batch, nhidden) or b.shape != (nhidden,)):
+        raise ValueError(
+            f"rnn_step needs x (batch, nin), h (batch, nhidden), w_x (nin, nhidden), w_h (nhidden, "
+            f"nhidden) and b (nhidden,), got x {x.shape}, h {h.shape}, w_x {w_x.shape}, w_h "
+            f"{w_h.shape} and b {b.shape}"
+        )
 
 
 def rnn_step_backward(out: Tensor) -> None:

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from tinyad.tensor.backend import errstate, namespace
+from tinyad.validation import check_flag
 
 if TYPE_CHECKING:  # for the type hints only: tensor.py imports this module
     from tinyad.tensor.tensor import Tensor
@@ -66,7 +67,7 @@ def reduced_count(shape: tuple[int, ...], axes: tuple[int, ...] | None) -> int:
 
 def sum(x: Tensor, axis: Axis = None, keepdims: bool = False) -> Tensor:
     """The sum over ``axis`` (all axes when None)."""
-    over = axes(axis, x.shape)
+    over, keepdims = axes(axis, x.shape), check_flag(keepdims, "keepdims")
     data = x.xp.sum(x.data, axis=over, keepdims=keepdims)
     return x.new_node(data, parents=(x,), op="sum", backward_rule=sum_backward, saved=(over, keepdims))
 
@@ -81,7 +82,7 @@ def sum_backward(out: Tensor) -> None:
 
 def mean(x: Tensor, axis: Axis = None, keepdims: bool = False) -> Tensor:
     """The mean over ``axis`` (all axes when None)."""
-    over = axes(axis, x.shape)
+    over, keepdims = axes(axis, x.shape), check_flag(keepdims, "keepdims")
     count = reduced_count(x.shape, over)
     if count == 0:
         raise ValueError(f"mean over an empty axis of a tensor of shape {x.shape}: there is "
@@ -137,7 +138,7 @@ def extremum(x: Tensor, axis: Axis, keepdims: bool, op: str) -> Tensor:
     That rule gives the gradient to the entries equal to the result, so it serves the
     minimum as it serves the maximum, ties included.
     """
-    over = axes(axis, x.shape)
+    over, keepdims = axes(axis, x.shape), check_flag(keepdims, "keepdims")
     if reduced_count(x.shape, over) == 0:
         raise ValueError(f"{op} over an empty axis of a tensor of shape {x.shape}: the {EXTREMA[op]} "
                          "of nothing has no value")

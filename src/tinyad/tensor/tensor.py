@@ -67,7 +67,7 @@ from typing import Any, Callable, Iterator, NoReturn, Sequence, Union
 import numpy as np
 
 from tinyad import graph
-from tinyad.validation import as_real, type_name
+from tinyad.validation import as_real, check_flag, type_name
 from tinyad.tensor import binary, elementwise, grad_mode, reductions, shapes
 from tinyad.tensor.backend import (
     NUMPY, all_finite, cannot_combine, device, dtype_name, float_dtype, is_array, library, namespace,
@@ -111,7 +111,7 @@ class Tensor:
                 )
             self.data: Any = as_float_array(data, dtype)
             self.xp: ModuleType = namespace(self.data)
-            self.requires_grad: bool = _flag(requires_grad)
+            self.requires_grad: bool = check_flag(requires_grad, "requires_grad")
             self.parents: tuple[Tensor, ...] = ()
             self.op: str = ""
             self.backward_rule: Rule | None = None
@@ -272,7 +272,9 @@ class Tensor:
                 shown = other if not isinstance(other, int) else f"an int of {len(str(abs(other)))} digits"
                 raise ValueError(f"an operand of a Tensor op must be finite, got {shown}")
         if isinstance(other, (numbers.Real, list, tuple)):
-            takes_dtype = isinstance(other, numbers.Real) or np.asarray(other).dtype.kind in "biu"
+            takes_dtype = isinstance(other, numbers.Real) or _kind_of_list(other) in "biu"
+        elif isinstance(other, np.bool_):  # a number, as Python's bool is (NumPy does not say so)
+            return constant(bool(other), self, self.dtype)
         else:
             xp = namespace(other)
             integral = ("bool", "integral")
@@ -551,6 +553,12 @@ def as_float_array(data: Any, dtype: Any = None) -> Any:
 def library_array(array: Any, dtype: Any = None) -> Any:
     """An array of a library other than NumPy as a finite float32/float64 array of that library,
     on its own device: the same checks and conversions as ``as_float_array``'s, in its namespace."""
+    if getattr(array, "requires_grad", False) is True:  # a PyTorch tensor in PyTorch's own graph
+        raise TypeError(
+            f"Tensor() got a {type_name(array)} that requires grad: PyTorch would record a graph of its "
+            "own of every op tinyad computes with it. Pass t.detach(), and requires_grad=True to "
+            "tinyad's Tensor for a gradient"
+        )
     xp = namespace(array)
     if xp.isdtype(array.dtype, ("bool", "integral")):
         target = float_dtype(dtype or "float64", xp)
@@ -595,11 +603,13 @@ def _not_a_parent(parent: Any, parents: tuple, op: str) -> TypeError:
     )
 
 
-def _flag(requires_grad: Any) -> bool:
-    """``requires_grad`` as a bool; anything but True, False (or a NumPy bool) is refused."""
-    if isinstance(requires_grad, (bool, np.bool_)):
-        return bool(requires_grad)
-    raise TypeError(f"requires_grad must be True or False, got {requires_grad!r}")
+def _kind_of_list(numbers_: list | tuple) -> str:
+    """The dtype kind NumPy gives a list of numbers ("i" for ints, "f" for floats); "f" for a ragged
+    list, which ``Tensor()`` then refuses by name."""
+    try:
+        return np.asarray(numbers_).dtype.kind
+    except ValueError:  # the nested lists have different lengths
+        return "f"
 
 
 def _refuse_non_finite(finite: np.ndarray, why: str) -> NoReturn:
