@@ -325,3 +325,10 @@ def test_a_numpy_bool_and_a_ragged_list_are_taken_as_with_numpy(xp):
     assert type(out.data) is kind(xp) and out.dtype == xp.float32 and out.numpy().tolist() == [2.0, 2.0]
     with pytest.raises(ValueError, match="must be rectangular: the nested lists have different lengths"):
         Tensor(to(xp, np.ones((2, 2)))) + [[1.0, 2.0], [3.0]]
+
+
+@needs_torch_tensors
+def test_an_index_pytorch_refuses_is_named_with_the_tensors_shape():
+    t = Tensor(torch.arange(3.0))
+    with pytest.raises(IndexError, match=r"cannot index a tensor of shape \(3,\) with slice\(None, None, -1\): step"):
+        t[::-1]  # NumPy reverses; PyTorch's tensors take no negative step (a ValueError of its own)

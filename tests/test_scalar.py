@@ -63,6 +63,9 @@ def test_a_value_is_made_with_one_parent_or_two():
     # Without a rule the node would be taken for a leaf, and the gradient would stop there.
     with pytest.raises(TypeError, match="got parents but no backward_rule for op 'double'"):
         Value(4.0, parents=(a,), op="double")
+    # micrograd's order, Value(data, children, op): the op's name was counted as four parents.
+    with pytest.raises(TypeError, match=r"got parents='tanh', a str: .* the label second"):
+        Value(0.9, (a,), "tanh", backward_rule=Value.tanh_backward)
 
 
 @pytest.mark.parametrize("make_parents, words", [

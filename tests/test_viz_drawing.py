@@ -204,3 +204,14 @@ def test_a_wide_graph_is_laid_out_top_to_bottom_and_a_narrow_one_is_not():
     short_one = draw(chain(1))
     picture, svg = short_one.fitted()
     assert picture is short_one and svg_size(svg)[0] <= FIT_WIDTH
+
+
+def test_a_graph_made_by_hand_with_a_number_for_a_parent_is_named_by_draw_and_the_stepper():
+    # topo_sort met the float and failed at '.backward_rule'; backward already named the node.
+    from tinyad.course.viz import BackwardStepper
+
+    x = Value(2.0)
+    bad = Value(3.0, "", (x, 2.0), "+", Value.add_backward)
+    for call, who in ((draw, "draw()"), (BackwardStepper, "BackwardStepper")):
+        with pytest.raises(TypeError, match=rf"{re.escape(who)}: the '\+' node .* has parent 1 = 2.0, a float"):
+            call(bad)

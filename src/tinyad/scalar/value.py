@@ -321,6 +321,12 @@ def as_float(data: object) -> float:
 def op_error(op: str, parents: tuple[Value, ...], backward_rule: Rule | None) -> Exception:
     """Why an op's output cannot be made, by name: it has no rule to feed its parents, more
     parents than a scalar op has operands (one or two), or a result beyond a float."""
+    if not isinstance(parents, tuple):  # micrograd's order, Value(data, (x,), "tanh"), puts the op here
+        return TypeError(
+            f"Value(...) got parents={parents!r:.60}, a {type(parents).__name__}: an op's parents are a "
+            "tuple of one or two Values, given in the order Value(data, label, parents, op, "
+            "backward_rule), the label second"
+        )
     if backward_rule is None:
         return TypeError(
             f"Value(...) got parents but no backward_rule for op {op!r}: an op's output needs the "
@@ -385,12 +391,13 @@ def sigmoid(x: float) -> float:
     return z / (1.0 + z)
 
 
-def check_parents(root: Value) -> None:
+def check_parents(root: Value, who: str = "backward") -> None:
     """A TypeError naming the first node, from ``root`` back, made with a parent that is not a
     Value (a number, None, an array) or with a rule but no parent: ``backward`` meets one only
     in a node made by hand, since every op makes a number a constant leaf first. It runs only
     after the walk has failed on such a graph, so it walks the two parent fields itself
-    (``parents`` leaves out a missing first parent, and ``topo_sort`` stops at a bad one)."""
+    (``parents`` leaves out a missing first parent, and ``topo_sort`` stops at a bad one).
+    ``who`` is what met the graph: ``backward``, or the course's drawing and stepper."""
     seen: set[Value] = set()
     stack = [root]
     while stack:
@@ -400,7 +407,7 @@ def check_parents(root: Value) -> None:
         seen.add(node)
         if node.backward_rule is not None and node.first is None:
             raise TypeError(
-                f"backward: the {node.op!r} node {node!r} has a backward_rule but its first parent "
+                f"{who}: the {node.op!r} node {node!r} has a backward_rule but its first parent "
                 f"is {'None' if node.second is not None else 'missing'}: an op's output is made from "
                 "one Value or two, Value(data, '', (a, b), op, rule)"
             ) from None
@@ -409,7 +416,7 @@ def check_parents(root: Value) -> None:
                 continue
             if not isinstance(parent, Value):
                 raise TypeError(
-                    f"backward: the {node.op!r} node {node!r} has parent {k} = {parent!r}, a "
+                    f"{who}: the {node.op!r} node {node!r} has parent {k} = {parent!r}, a "
                     f"{type_name(parent)}: a node's parents are Values (make a number a "
                     "constant leaf first, Value(number), as the operators do)"
                 ) from None

@@ -82,7 +82,7 @@ def getitem(x: Tensor, index: Any) -> Tensor:
     picked = every_axis(own_index(index, x))
     try:
         data = x.data[picked]
-    except IndexError as error:
+    except (IndexError, ValueError, TypeError) as error:  # PyTorch's words for some: t[::-1], t["a"]
         raise IndexError(f"cannot index a tensor of shape {x.shape} with {index!r}: {error}") from None
     return x.new_node(data, parents=(x,), op="index", backward_rule=getitem_backward, saved=picked)
 

@@ -35,6 +35,7 @@ from typing import Any, Mapping
 import graphviz
 
 from tinyad.graph import is_node, topo_sort
+from tinyad.scalar.value import Value, check_parents
 
 MAX_NODES = 80
 NODE_STYLE = {"fontsize": "10"}
@@ -126,6 +127,17 @@ def _scaled_to_fit(svg: str) -> str:
     return SIZE.sub(f'<svg width="{width * scale:.2f}pt" height="{height * scale:.2f}pt"', svg, count=1)
 
 
+def sorted_nodes(root: Any, who: str) -> list:
+    """``topo_sort(root)``; for a graph of Values made by hand with a parent that is not a Value
+    (a number, None), the error that names that node, as ``backward`` gives it."""
+    try:
+        return topo_sort(root)
+    except (AttributeError, TypeError):
+        if isinstance(root, Value):
+            check_parents(root, who)
+        raise
+
+
 def draw(root: Any, max_nodes: int = MAX_NODES, fills: Mapping[Any, str] | None = None,
          grads: Mapping[Any, Any] | None = None) -> Drawing:
     """The graph behind ``root`` as a Graphviz drawing: one record per value, one node per op.
@@ -139,7 +151,7 @@ def draw(root: Any, max_nodes: int = MAX_NODES, fills: Mapping[Any, str] | None 
         )
     if isinstance(max_nodes, bool) or not isinstance(max_nodes, int) or max_nodes < 1:
         raise ValueError(f"draw() needs max_nodes to be a positive int, got {max_nodes!r}")
-    order = topo_sort(root)
+    order = sorted_nodes(root, "draw()")
     first = max(0, len(order) - max_nodes)  # values before this position are left out
     operations = sum(1 for node in order[first:] if node.parents)
     name = getattr(root, "label", "") or "its output"

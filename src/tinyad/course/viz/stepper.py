@@ -22,7 +22,7 @@ import graphviz
 import ipywidgets as widgets
 
 from tinyad import graph
-from tinyad.course.viz.drawing import INSTALL_HINT, MAX_NODES, Drawing, draw
+from tinyad.course.viz.drawing import INSTALL_HINT, MAX_NODES, Drawing, draw, sorted_nodes
 
 CURRENT_COLOUR = "gold"  # the node whose turn it is in this step
 DONE_COLOUR = "lightgrey"  # nodes already visited: their grad is final
@@ -62,7 +62,7 @@ class BackwardStepper:
             )
         self.root = root
         self.max_nodes = max_nodes
-        self.order: list = graph.topo_sort(root)
+        self.order: list = sorted_nodes(root, "BackwardStepper")
         self.steps: list[Step] = self._record()
         self.position = 0  # the index into self.steps shown now
         self._ui: StepperView | None = None  # the widget, once built
