@@ -198,8 +198,18 @@ def scatter_add(target: Any, index: Any, values: Any) -> None:
 
         cupyx.scatter_add(target, index, values)
     else:
-        raise TypeError(
-            f"the gradient of indexing that may pick an entry twice (integer arrays) needs an "
-            f"unbuffered scatter-add, which the array API standard does not have and tinyad does "
-            f"not know for {name}; index with slices, integers or a boolean mask instead"
-        )
+        raise no_scatter_add(name)
+
+
+def can_scatter_add(xp: ModuleType) -> bool:
+    """Whether ``scatter_add`` knows the library of namespace ``xp``."""
+    return xp is NUMPY or library(xp) in ("torch", "cupy")
+
+
+def no_scatter_add(name: str) -> TypeError:
+    """The error for a library without a scatter-add that tinyad knows, named ``name``."""
+    return TypeError(
+        f"the gradient of indexing that may pick an entry twice (integer arrays) needs an "
+        f"unbuffered scatter-add, which the array API standard does not have and tinyad does "
+        f"not know for {name}; index with slices, integers or a boolean mask instead"
+    )

@@ -5,7 +5,9 @@ gradient back: ``reshape`` reshapes it to the input's shape, ``transpose`` appli
 the inverse permutation, and indexing scatters it into zeros of the input's shape.
 Integer-array indexing may pick the same entry twice (``x[[0, 0]]``); each pick
 passes on its own gradient, so the scatter adds (``backend.scatter_add``, NumPy's
-``np.add.at``) instead of assigning, and repeated indices accumulate.
+``np.add.at``) instead of assigning, and repeated indices accumulate. A library whose
+scatter-add tinyad does not know (the standard has none) refuses such an index of a tensor
+that needs a gradient when the index is taken, not when backward reaches it.
 
 Each op is one block, the forward function then its rule; the forward computes the array and
 makes the output node from its input (``x.new_node(data, parents=(x,), op="reshape", ...)``).
@@ -19,7 +21,9 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from tinyad.tensor.backend import NUMPY, describe, is_array, namespace, scatter_add, to_numpy
+from tinyad.tensor.backend import (
+    NUMPY, can_scatter_add, describe, is_array, library, namespace, no_scatter_add, scatter_add, to_numpy,
+)
 
 if TYPE_CHECKING:  # for the type hints only: tensor.py imports this module
     from tinyad.tensor.tensor import Tensor
@@ -80,6 +84,8 @@ def transpose_backward(out: Tensor) -> None:
 def getitem(x: Tensor, index: Any) -> Tensor:
     """``x[index]``: basic, integer-array and boolean-mask indexing, as in NumPy."""
     picked = every_axis(own_index(index, x))
+    if x.requires_grad and not can_scatter_add(x.xp) and not picks_once(picked):
+        raise no_scatter_add(library(x.xp))  # now, not after the whole forward pass
     try:
         data = x.data[picked]
     except (IndexError, ValueError, TypeError) as error:  # PyTorch's words for some: t[::-1], t["a"]
