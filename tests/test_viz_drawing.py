@@ -215,3 +215,13 @@ def test_a_graph_made_by_hand_with_a_number_for_a_parent_is_named_by_draw_and_th
     for call, who in ((draw, "draw()"), (BackwardStepper, "BackwardStepper")):
         with pytest.raises(TypeError, match=rf"{re.escape(who)}: the '\+' node .* has parent 1 = 2.0, a float"):
             call(bad)
+
+
+@needs_dot
+@pytest.mark.parametrize("op", ["x\\", "<b>x</b>", "<relu>"])
+def test_an_op_name_is_drawn_as_the_text_it_is(op):
+    # A trailing backslash broke Graphviz's quoting, and <...> was read as an HTML label.
+    x = Value(2.0, "x")
+    y = Value(-2.0, "y", (x,), op, Value.neg_backward)
+    bundle, _ = draw(y)._repr_mimebundle_()
+    assert ">" + op.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;") + "</text>" in bundle["image/svg+xml"]

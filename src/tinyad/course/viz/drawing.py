@@ -180,7 +180,8 @@ def _add_graph(dot: graphviz.Digraph, order: list, first: int, fills: Mapping[An
         if not node.parents:
             continue
         op_name = f"v{k}_op"
-        dot.node(op_name, node.op or "?", shape="ellipse", width="0.3", height="0.3")
+        # escape: an op's name is text, never an HTML label (<b>) or a Graphviz escape (a \ at the end)
+        dot.node(op_name, graphviz.escape(node.op or "?"), shape="ellipse", width="0.3", height="0.3")
         dot.edge(op_name, f"v{k}")
         omitted_parent = False
         for parent in node.parents:
