@@ -222,3 +222,10 @@ def test_numeric_gradient_nudges_in_float64_whatever_the_input():
     for x in (np.array([1, 2, 3]), np.array([1.0, 2.0, 3.0], dtype=np.float32), [1.0, 2.0, 3.0]):
         assert np.allclose(numeric_gradient(square_sum, x, 1e-6), [2.0, 4.0, 6.0], rtol=1e-8), x
     assert central_difference(lambda x: x * x, 2, (), 1e-6) == pytest.approx(4.0, rel=1e-9)
+
+
+@pytest.mark.parametrize("eps", [0, -1e-6, math.nan, 2.0])
+def test_numeric_gradient_refuses_an_eps_that_makes_no_step(eps):
+    # eps = 0 was a ZeroDivisionError from inside central_difference.
+    with pytest.raises(ValueError, match="numeric_gradient's eps must be"):
+        numeric_gradient(lambda x: float(np.sum(x)), np.ones(2), eps)

@@ -171,6 +171,7 @@ def _stepped_outside(error: Exception, eps: float, i: int, x: Any, original: Any
 
 def numeric_gradient(f: Callable[[Any], float], x: Any, eps: float) -> np.ndarray:
     """The gradient of ``f`` at ``x`` (a float or an array), one central difference per element."""
+    eps = check_setting("numeric_gradient's eps", eps, low=0.0, high=1.0, low_allowed=False)
     numeric = np.zeros(np.shape(x))
     for index in np.ndindex(numeric.shape):
         numeric[index] = central_difference(f, x, index, eps)

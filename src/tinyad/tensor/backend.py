@@ -187,22 +187,22 @@ def scatter_add(target: Any, index: Any, values: Any) -> None:
         return
     xp = namespace(target)
     name = library(xp)
+    if not can_scatter_add(xp):
+        raise no_scatter_add(name)
     if name == "torch":
         import torch
 
         # Which flat position each picked entry is: index an arange of target's shape.
         positions = torch.arange(target.numel(), device=target.device).reshape(target.shape)[index]
         target.view(-1).index_put_((positions.reshape(-1),), values.reshape(-1), accumulate=True)
-    elif name == "cupy":
+    else:  # CuPy
         import cupyx
 
         cupyx.scatter_add(target, index, values)
-    else:
-        raise no_scatter_add(name)
 
 
 def can_scatter_add(xp: ModuleType) -> bool:
-    """Whether ``scatter_add`` knows the library of namespace ``xp``."""
+    """Whether ``scatter_add`` knows the library of namespace ``xp``: the one list of them."""
     return xp is NUMPY or library(xp) in ("torch", "cupy")
 
 

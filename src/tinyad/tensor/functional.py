@@ -360,16 +360,16 @@ def rnn_step(x: Tensor, h: Tensor, w_x: Tensor, w_h: Tensor, b: Tensor) -> Tenso
     """
     x, h = _constant_like(x, w_x), _constant_like(h, w_x)
     same_place("rnn_step", x, h, w_x, w_h, b)  # first: it names an argument that is not a Tensor
-    _check_rnn_shapes(x, h, w_x, w_h, b)
+    _check_rnn_arguments(x, h, w_x, w_h, b)
     a = x.data @ w_x.data + h.data @ w_h.data + b.data  # one expression, as in linear
     return x.new_node(x.xp.tanh(a), parents=(x, h, w_x, w_h, b), op="rnn_step",
                       backward_rule=rnn_step_backward)
 
 
-def _check_rnn_shapes(x: Tensor, h: Tensor, w_x: Tensor, w_h: Tensor, b: Tensor) -> None:
-    """A ValueError naming all five shapes unless they fit one RNN step: anything else would
-    broadcast in forward (a bias of shape (batch, nhidden), an h of batch 1) and fail in backward.
-    (And a TypeError for PyTorch's tensors of two dtypes, which its products do not mix.)"""
+def _check_rnn_arguments(x: Tensor, h: Tensor, w_x: Tensor, w_h: Tensor, b: Tensor) -> None:
+    """A ValueError naming all five shapes unless they fit one RNN step (anything else would
+    broadcast in forward, a bias of shape (batch, nhidden) or an h of batch 1, and fail in
+    backward); a TypeError for PyTorch's tensors of two dtypes, which its products do not mix."""
     one_dtype_for_products("rnn_step", x, h, w_x, w_h, b)
     batch, nin = x.shape if x.ndim == 2 else (None, None)
     nhidden = w_h.shape[0] if w_h.ndim == 2 else None

@@ -603,11 +603,11 @@ def _not_a_parent(parent: Any, parents: tuple, op: str) -> TypeError:
     )
 
 
-def _kind_of_list(numbers_: list | tuple) -> str:
+def _kind_of_list(entries: list | tuple) -> str:
     """The dtype kind NumPy gives a list of numbers ("i" for ints, "f" for floats); "f" for a ragged
     list, which ``Tensor()`` then refuses by name."""
     try:
-        return np.asarray(numbers_).dtype.kind
+        return np.asarray(entries).dtype.kind
     except ValueError:  # the nested lists have different lengths
         return "f"
 
