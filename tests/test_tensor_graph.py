@@ -12,7 +12,6 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-import tinyad.graph
 from tinyad import Tensor, Value, checkpoint, no_grad
 from tinyad.tensor import Tensor as TensorFromPackage
 
@@ -113,18 +112,10 @@ def test_a_used_twice_gets_both_contributions():
     np.testing.assert_allclose(a.grad, [7.0])
 
 
-def test_backward_uses_the_shared_graph_walk(monkeypatch):
-    calls = []
-    original = tinyad.graph.walk
-
-    def spy(root, seed):
-        calls.append(root)
-        return original(root, seed)
-
-    monkeypatch.setattr(tinyad.graph, "walk", spy)
+def test_backward_uses_the_shared_graph_walk(walk_calls):
     y = (Tensor([1.0, 2.0], requires_grad=True) * 2).sum()
     y.backward()
-    assert calls == [y]
+    assert walk_calls == [y]
 
 
 def test_non_scalar_output_needs_grad():

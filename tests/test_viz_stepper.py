@@ -225,19 +225,9 @@ def test_a_root_that_is_not_a_scalar_value_is_refused():
         BackwardStepper(1.5)
 
 
-def test_the_stepper_records_the_engines_own_walk(monkeypatch):
+def test_the_stepper_records_the_engines_own_walk(walk_calls):
     # One walk in tinyad: the stepper watches tinyad.graph.walk, it does not replay its own.
-    import tinyad.graph
-
-    calls = []
-    original = tinyad.graph.walk
-
-    def spy(root, seed):
-        calls.append(root)
-        return original(root, seed)
-
-    monkeypatch.setattr(tinyad.graph, "walk", spy)
     L = shared_graph()
     stepper = BackwardStepper(L)
-    assert calls == [L]
+    assert walk_calls == [L]
     assert len(stepper.steps) == len(topo_sort(L)) + 1
