@@ -620,6 +620,10 @@ def test_no_grad_belongs_to_the_thread_that_enters_it():
     (lambda x: (x, 2.0), "parent 1 = 2.0, a float: an op's parents are Tensors"),
     (lambda x: (x.data, x), r"parent 0 = array\(\[1., 2.\]\), a ndarray: .*not its .data"),
     (lambda x: (x, None), "parent 1 = None, a NoneType"),
+    # A tuple of one without its comma is the Tensor itself, which iterates by rows: before, its
+    # rows became the parents and backward failed inside the engine ("truth value ... ambiguous").
+    (lambda x: (x), r"parents=Tensor\(\[1., 2.\], requires_grad=True\), a Tensor: .*parents=\(x,\)"),
+    (lambda x: [x], r"parents=\[Tensor.*, a list: an op's parents are a tuple of Tensors"),
 ])
 def test_a_node_made_by_hand_names_a_parent_that_is_not_a_tensor(make_parents, words):
     # As a learner's fused node might be made (lesson 10): before, the walk or the constructor

@@ -121,6 +121,8 @@ class Tensor:
         # be given an array or a number instead); it is recorded if recording is on and a parent
         # needs a gradient, or if the op asks with requires_grad=True (checkpoint does: what its
         # function uses shows only later).
+        if not isinstance(parents, tuple):  # parents=(x) is x itself: a tuple of one is (x,)
+            raise _parents_not_a_tuple(parents, op)
         record = False
         for parent in parents:  # a plain loop, not any(...): this runs for every op
             if not isinstance(parent, Tensor):
@@ -590,6 +592,14 @@ def _reals(array: np.ndarray) -> np.ndarray:
     for index, item in np.ndenumerate(array):
         floats[index] = as_real(item, f"Tensor()'s entry at index {index}" if array.ndim else "Tensor()")
     return floats
+
+
+def _parents_not_a_tuple(parents: Any, op: str) -> TypeError:
+    """The error for an op's output whose ``parents`` is not a tuple (a Tensor iterates by rows)."""
+    return TypeError(
+        f"the {op!r} node got parents={parents!r:.60}, a {type_name(parents)}: an op's parents are a "
+        "tuple of Tensors, parents=(x, w), and a tuple of one needs its comma, parents=(x,)"
+    )
 
 
 def _not_a_parent(parent: Any, parents: tuple, op: str) -> TypeError:
