@@ -664,3 +664,25 @@ def test_an_output_made_without_its_rule_is_refused_and_a_huge_int_operand_is_na
         Tensor(a.data * 2, parents=(a,), op="*")  # it would silently be a leaf, cut off from a
     with pytest.raises(ValueError, match="must be finite, got an int of 401 digits"):
         a + 10**400
+
+
+@pytest.mark.parametrize("give, words", [
+    # w.T for w.data.T, as in a learner's fused rule (lesson 10): before, "setting an array element
+    # with a sequence" from NumPy, or a Tensor kept as an interior node's gradient.
+    (lambda da, w: da @ w, r"gave a Tensor to accumulate \(for a tensor of shape \(2, 3\)\).*w\.data\.T, not w\.T"),
+    (lambda da, w: list(da.sum(axis=0)), r"gave a list .* a gradient is an array of the tensor's shape"),
+    (lambda da, w: float(da.sum()), r"gave a float \(.*\) to accumulate"),
+    (lambda da, w: None, r"gave a NoneType \(None\) to accumulate"),
+])
+def test_a_rule_that_gives_accumulate_what_is_not_an_array_is_named(give, words):
+    x = Tensor(np.ones((2, 3)), requires_grad=True)
+    w = Tensor(np.ones((4, 3)), requires_grad=True)
+    interior = x * 1.0  # an interior parent too: its gradient must not become a Tensor either
+
+    def rule(out):
+        out.parents[0].accumulate(give(out.grad, w))
+
+    for parent in (x, interior):
+        node = parent.new_node(parent.data @ w.data.T, parents=(parent,), op="x @ w.T", backward_rule=rule)
+        with pytest.raises(TypeError, match=words):
+            node.sum().backward()

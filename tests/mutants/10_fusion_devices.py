@@ -31,6 +31,7 @@ MUTANTS = {
             "the bias's gradient summed over the wrong axis": [
                 ("b.accumulate(da.sum(axis=0))", "b.accumulate(da.sum(axis=1)[:3])")],
             "w's gradient without the transpose": [("w.accumulate(x.data.T @ da)", "w.accumulate(x.data @ da.T)")],
+            "a Tensor in the rule, w.T for w.data.T": [("x.accumulate(da @ w.data.T)", "x.accumulate(da @ w.T)")],
             "x's gradient left out": [("    if x.requires_grad:\n        x.accumulate(da @ w.data.T)\n", "")],
             "every parent fed, needed or not": [
                 ("    if x.requires_grad:\n        x.accumulate(da @ w.data.T)",

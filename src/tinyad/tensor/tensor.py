@@ -447,6 +447,8 @@ class Tensor:
         place (``grad += ...``, as PyTorch's leaves do).
         """
         data = self.data
+        if type(grad) is not type(data):  # a NumPy scalar from a 0-d op; or a rule's slip
+            _check_gradient_array(grad, self)
         if grad.shape != data.shape:
             raise RuntimeError(f"a backward rule gave a gradient of shape {grad.shape} to a tensor of "
                                f"shape {data.shape}: a gradient must have its tensor's shape "
@@ -483,6 +485,23 @@ class Tensor:
         self.saved = None
         self.grad = None
         self.backward_rule = freed_backward
+
+
+def _check_gradient_array(grad: Any, node: Tensor) -> None:
+    """A TypeError unless ``grad``, given to ``node.accumulate``, is an array (or a NumPy scalar):
+    a backward rule computes with arrays (``out.grad``, ``w.data``), and a Tensor there (``w.T``
+    for ``w.data.T``), a list or a Python number would fail later, inside the engine."""
+    if isinstance(grad, Tensor):
+        raise TypeError(
+            f"a backward rule gave a Tensor to accumulate (for a tensor of shape {node.shape}): rules "
+            "compute with arrays, out.grad and the parents' .data (w.data.T, not w.T), so that "
+            "backward records no new graph"
+        )
+    if not hasattr(grad, "shape") or not hasattr(grad, "dtype"):
+        raise TypeError(
+            f"a backward rule gave a {type_name(grad)} ({grad!r:.60}) to accumulate (for a tensor of "
+            f"shape {node.shape}): a gradient is an array of the tensor's shape, in its library"
+        )
 
 
 def freed_backward(out: Tensor) -> None:
