@@ -42,6 +42,27 @@ def test_execute_stores_outputs_in_the_notebooks_folder_without_timings(tmp_path
     assert nbtools.dumps(nbtools.normalise(nb)) == path.read_text(encoding="utf-8")
 
 
+def test_a_cells_printed_output_is_stored_as_one_output_per_stream():
+    # The kernel cuts prints where it flushed, differently from run to run: stored as they came, an
+    # unchanged lesson rebuilt to a different file.
+    nb = nbformat.v4.new_notebook()
+    cell = nbformat.v4.new_code_cell("print('a'); print('b', file=sys.stderr); print('c')")
+    cell.outputs = [
+        nbformat.v4.new_output("stream", name="stdout", text="a\n"),
+        nbformat.v4.new_output("stream", name="stdout", text="b\n"),
+        nbformat.v4.new_output("stream", name="stderr", text="warning\n"),
+        nbformat.v4.new_output("stream", name="stdout", text="c\n"),
+        nbformat.v4.new_output("stream", name="stdout", text="d\n"),
+        nbformat.v4.new_output("execute_result", data={"text/plain": "42"}, execution_count=1),
+    ]
+    nb.cells = [cell]
+    outputs = nbtools.normalise(nb).cells[0].outputs
+    assert [(o.output_type, o.get("name"), o.get("text")) for o in outputs] == [
+        ("stream", "stdout", "a\nb\n"), ("stream", "stderr", "warning\n"), ("stream", "stdout", "c\nd\n"),
+        ("execute_result", None, None),
+    ]
+
+
 def test_a_failing_notebook_stops_the_build_and_is_left_unchanged(tmp_path):
     path = tmp_path / "98_broken.ipynb"
     write_notebook(path, "print('fine')", "1 / 0")

@@ -89,6 +89,21 @@ def test_backward_names_a_rule_without_parents():
         (lonely * 2.0).backward()
 
 
+@pytest.mark.parametrize("grad, words", [
+    (None, r"the leaf labelled 'w' has grad = None, a NoneType: .*v\.grad = 0\.0"),
+    ("0", r"the leaf labelled 'w' has grad = '0', a str"),
+])
+def test_backward_names_a_leaf_whose_gradient_was_set_to_what_is_not_a_number(grad, words):
+    # PyTorch's way of clearing a gradient, p.grad = None: before, the rule's += failed in Python's words.
+    w, x = Value(2.0, "w"), Value(3.0, "x")
+    w.grad = grad
+    with pytest.raises(TypeError, match=words):
+        (w * x).tanh().backward()
+    w.grad = 0.0  # cleared as the message says, the same graph back-propagates
+    (w * x).tanh().backward()
+    assert w.grad == pytest.approx(3.0 * (1.0 - math.tanh(6.0) ** 2))
+
+
 def test_backward_keeps_an_error_of_a_rule_that_is_not_about_parents():
     def broken_rule(out):
         out.first.gard += out.grad  # a typo in a hand-written rule

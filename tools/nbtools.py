@@ -111,7 +111,23 @@ def normalise(nb: NotebookNode) -> NotebookNode:
         cell.metadata = nbformat.from_dict(kept)
         for output in cell.get("outputs", []):
             output.get("data", {}).pop(WIDGET_VIEW, None)
+        if "outputs" in cell:
+            cell.outputs = coalesce_streams(cell.outputs)
     return nb
+
+
+def coalesce_streams(outputs: list) -> list:
+    """Consecutive printed outputs of one stream as one: the kernel cuts a cell's prints where it
+    happened to flush, which differs from run to run (nbval joins them the same way)."""
+    merged: list = []
+    for output in outputs:
+        previous = merged[-1] if merged else None
+        if (output.get("output_type") == "stream" and previous is not None
+                and previous.get("output_type") == "stream" and previous.get("name") == output.get("name")):
+            previous["text"] = previous["text"] + output["text"]
+        else:
+            merged.append(output)
+    return merged
 
 
 def code_stub(exercise: str | None = None) -> list[str]:

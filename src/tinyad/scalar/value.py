@@ -276,8 +276,9 @@ class Value:
         """
         try:
             leaves = [node for node in graph.walk(self, 1.0) if node.backward_rule is None]
-        except (AttributeError, TypeError):  # a node made by hand from what is not a Value?
+        except (AttributeError, TypeError):  # a node made by hand, or a gradient set by hand?
             check_parents(self)  # if so, an error that names it
+            check_gradients(self)
             raise
         check_finite(leaves)
 
@@ -421,6 +422,23 @@ def check_parents(root: Value, who: str = "backward") -> None:
                     "constant leaf first, Value(number), as the operators do)"
                 ) from None
             stack.append(parent)
+
+
+def check_gradients(root: Value) -> None:
+    """A TypeError naming the first leaf, from ``root`` back, whose gradient is not a number.
+
+    Only a gradient set by hand is one: ``p.grad = None`` is how PyTorch clears a gradient, and
+    a rule's ``a.grad += ...`` then fails with Python's words. Like ``check_parents``, it runs
+    only after the walk has failed (the walk resets every interior node's gradient itself)."""
+    for node in graph.topo_sort(root):
+        grad = node.grad
+        if node.backward_rule is None and (not isinstance(grad, (int, float)) or isinstance(grad, bool)):
+            where = f"the leaf labelled {node.label!r}" if node.label else f"a leaf with data {node.data:.6g}"
+            raise TypeError(
+                f"backward: {where} has grad = {grad!r:.60}, a {type_name(grad)}: a Value's gradient "
+                "is a number, and backward adds into it; clear it with v.grad = 0.0 or the model's "
+                "zero_grad() (None is how PyTorch's tensors clear theirs)"
+            ) from None
 
 
 def check_finite(leaves: list[Value]) -> None:
