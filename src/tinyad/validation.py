@@ -41,6 +41,19 @@ def check_count(n: Any, name: str, least: int = 1) -> None:
         raise ValueError(f"{name} must be an int >= {least}, got {n!r}")
 
 
+def check_seed(seed: Any, who: str) -> int | None:
+    """A network's ``seed``: None, or a whole number >= 0 as a Python int (a NumPy integer too),
+    or a TypeError or ValueError naming ``who``'s seed (a float passed where an argument before it
+    belongs lands here, as in ``MLP(2, [4, 1], 0.01)``)."""
+    if seed is None:
+        return None
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
+        raise TypeError(f"{who}'s seed must be None or an int >= 0, got {type_name(seed)} {seed!r:.60}")
+    if seed < 0:
+        raise ValueError(f"{who}'s seed must be None or an int >= 0, got {seed}")
+    return int(seed)
+
+
 def layer_sizes(nouts: Any, who: str) -> list[int]:
     """The output sizes of an MLP's layers as a list: at least one, each an int >= 1."""
     if isinstance(nouts, (int, np.integer)) or not hasattr(nouts, "__iter__"):
