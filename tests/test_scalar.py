@@ -364,3 +364,28 @@ def test_operands_that_are_not_numbers_are_named_whatever_the_operator():
     for make in (lambda: Value(10**400), lambda: Value(2.0) * 10**400, lambda: Value(2.0) ** 10**400):
         with pytest.raises(ValueError, match="an int of 401 digits"):
             make()
+
+
+def test_a_value_formats_as_its_number_and_refuses_to_be_a_float_or_ordered():
+    # A training loop's f"{loss:.4f}" failed with "unsupported format string"; float(v), math.exp(v),
+    # np.array(values, dtype=float) and v > 0 failed in Python's words, which say nothing of v.data.
+    v = Value(0.123456, "loss")
+    assert f"{v:.4f}" == "0.1235" and f"{v}" == repr(v)
+    for use in (lambda: float(v), lambda: math.exp(v), lambda: np.array([v, v], dtype=float)):
+        with pytest.raises(TypeError, match=r"float\(\) of a Value: use v\.data"):
+            use()
+    for compare in (lambda: v > 0, lambda: 0 <= v, lambda: v < Value(1.0), lambda: max([v, Value(1.0)])):
+        with pytest.raises(TypeError, match=r"Values have no order: compare their numbers.*v\.relu\(\)"):
+            compare()
+
+
+def test_backward_names_a_leaf_whose_gradient_a_rule_made_a_value():
+    # A rule written by hand with b for b.data: before, "must be real number, not Value" from isfinite.
+    a, b = Value(2.0, "a"), Value(3.0, "b")
+
+    def mul_rule(out):
+        out.first.grad += out.second * out.grad
+        out.second.grad += out.first.data * out.grad
+
+    with pytest.raises(TypeError, match=r"the gradient at the leaf labelled 'a' is a Value .*b instead of b\.data"):
+        Value(6.0, "", (a, b), "*", mul_rule).backward()

@@ -686,3 +686,40 @@ def test_a_rule_that_gives_accumulate_what_is_not_an_array_is_named(give, words)
         node = parent.new_node(parent.data @ w.data.T, parents=(parent,), op="x @ w.T", backward_rule=rule)
         with pytest.raises(TypeError, match=words):
             node.sum().backward()
+
+
+def test_a_tensor_formats_as_its_number_and_is_no_float_no_numpy_array_and_has_no_order():
+    loss = (Tensor([0.5, 0.25], requires_grad=True) * 2).sum()
+    assert f"{loss:.3f}" == "1.500" and f"{loss}" == repr(loss)
+    with pytest.raises(TypeError, match=r"format '\.3f' of a Tensor of shape \(2,\)"):
+        f"{Tensor([1.0, 2.0]):.3f}"
+    with pytest.raises(TypeError, match=r"float\(\) of a Tensor: use t\.item\(\)"):
+        float(loss)
+    # Before: np.dot and np.array made arrays of objects, one graph node per element, in silence.
+    w = Tensor(np.ones((2, 3)), requires_grad=True)
+    for use in (lambda: np.array([loss, loss]), lambda: np.dot(np.ones(2), w),
+                lambda: np.concatenate([w, w])):
+        with pytest.raises(TypeError, match="NumPy cannot follow a Tensor's graph"):
+            use()
+    for compare in (lambda: loss < 1, lambda: 0 < loss, lambda: w >= w, lambda: min([loss, loss])):
+        with pytest.raises(TypeError, match=r"no <, <=, > or >=: compare their arrays, t\.data > 0"):
+            compare()
+    assert w[w.data > 0].shape == (6,)  # the mask the message suggests
+
+
+def test_an_in_place_operator_on_a_parameter_is_refused_and_elsewhere_makes_a_new_node():
+    # PyTorch's update, p -= lr * p.grad, rebound the loop's name and left the model as it was.
+    p = Tensor([1.0, 2.0], requires_grad=True)
+    (p * p).sum().backward()
+    for update in ("p -= 0.1 * p.grad", "p += 1", "p *= 2", "p /= 2"):
+        with pytest.raises(TypeError, match=r"on a tensor that requires grad and is a leaf .*p\.data"):
+            exec(update, {"p": p})
+        with no_grad(), pytest.raises(TypeError, match="a leaf"):
+            exec(update, {"p": p})
+    np.testing.assert_array_equal(p.data, [1.0, 2.0])
+    total = Tensor(0.0)  # a constant: a running sum of losses
+    for _ in range(2):
+        total += (p * p).sum()
+    total.backward()
+    np.testing.assert_allclose(total.data, 10.0)
+    np.testing.assert_allclose(p.grad, [6.0, 12.0])  # 2p from the first backward, 4p from the sum

@@ -117,6 +117,27 @@ class Value:
         label = f", label={self.label!r}" if self.label else ""
         return f"Value(data={self.data:.6g}, grad={self.grad:.6g}{label})"
 
+    def __format__(self, spec: str) -> str:
+        """``f"{loss:.4f}"`` formats the number, as for a float; ``f"{v}"`` is the repr."""
+        return format(self.data, spec) if spec else repr(self)
+
+    # -- what a Value is not: a float, or something with an order -----------------
+    # Python's own words ("must be real number, not Value") do not say what to write instead.
+
+    def __float__(self) -> float:
+        raise TypeError(
+            "float() of a Value: use v.data for its number (no gradient flows through it), and "
+            "v.exp(), v.tanh(), v.log() rather than math's functions, which see only a number"
+        )
+
+    def __lt__(self, other: object) -> bool:
+        raise TypeError(
+            "Values have no order: compare their numbers, a.data < b.data (no gradient flows "
+            "through a comparison); max(0, v) is v.relu()"
+        )
+
+    __le__ = __gt__ = __ge__ = __lt__
+
     # -- arithmetic -------------------------------------------------------------
 
     def __add__(self, other: Value | Number) -> Value:
@@ -432,10 +453,9 @@ def check_gradients(root: Value) -> None:
     only after the walk has failed (the walk resets every interior node's gradient itself)."""
     for node in graph.topo_sort(root):
         grad = node.grad
-        if node.backward_rule is None and (not isinstance(grad, (int, float)) or isinstance(grad, bool)):
-            where = f"the leaf labelled {node.label!r}" if node.label else f"a leaf with data {node.data:.6g}"
+        if node.backward_rule is None and not _is_number(grad):
             raise TypeError(
-                f"backward: {where} has grad = {grad!r:.60}, a {type_name(grad)}: a Value's gradient "
+                f"backward: {_leaf_name(node)} has grad = {grad!r:.60}, a {type_name(grad)}: a Value's gradient "
                 "is a number, and backward adds into it; clear it with v.grad = 0.0 or the model's "
                 "zero_grad() (None is how PyTorch's tensors clear theirs)"
             ) from None
@@ -450,9 +470,14 @@ def check_finite(leaves: list[Value]) -> None:
     inf and was then multiplied by 0: that is a FloatingPointError.
     """
     for leaf in leaves:
+        if type(leaf.grad) is not float and not _is_number(leaf.grad):
+            raise TypeError(
+                f"backward: the gradient at {_leaf_name(leaf)} is a {type_name(leaf.grad)} "
+                f"({leaf.grad!r:.60}): a backward rule added a {type_name(leaf.grad)} into it, where "
+                "a number belongs (b instead of b.data, in a rule written by hand?)"
+            )
         if not isfinite(leaf.grad):
-            where = f"the leaf labelled {leaf.label!r}" if leaf.label else (
-                f"a leaf with data {leaf.data:.6g}")
+            where = _leaf_name(leaf)
             if leaf.grad != leaf.grad:  # nan is the one float not equal to itself
                 raise FloatingPointError(
                     f"backward: the gradient at {where} is not a number (nan): a backward rule "
@@ -463,3 +488,13 @@ def check_finite(leaves: list[Value]) -> None:
                 f"backward: the gradient at {where} overflows a float (more than about "
                 "1.8e308): the output changes too fast with respect to it to be represented"
             )
+
+
+def _is_number(x: object) -> bool:
+    """Whether ``x`` can be a Value's gradient: an int or a float (a NumPy float is one), not a bool."""
+    return isinstance(x, (int, float)) and not isinstance(x, bool)
+
+
+def _leaf_name(leaf: Value) -> str:
+    """How an error names a leaf: by its label, or by its number."""
+    return f"the leaf labelled {leaf.label!r}" if leaf.label else f"a leaf with data {leaf.data:.6g}"

@@ -200,6 +200,43 @@ class Tensor:
 
     __ne__ = __eq__
 
+    # Nor has a Tensor an order, or a number or an array NumPy may take from it: Python's and
+    # NumPy's own answers ("'>' not supported", an array of objects from np.dot) say nothing of
+    # what to write instead.
+
+    def __lt__(self, other: Any) -> bool:
+        raise TypeError(
+            "tinyad Tensors have no <, <=, > or >=: compare their arrays, t.data > 0 (a mask, which "
+            "indexes a tensor: t[t.data > 0]), or t.item() for one element; no gradient flows "
+            "through a comparison"
+        )
+
+    __le__ = __gt__ = __ge__ = __lt__
+
+    def __float__(self) -> float:
+        raise TypeError(
+            "float() of a Tensor: use t.item() for the number in a one-element tensor (no gradient "
+            "flows through it)"
+        )
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> NoReturn:
+        raise TypeError(
+            "NumPy cannot follow a Tensor's graph (np.array, np.dot, np.concatenate of a Tensor): use "
+            "tinyad's ops (t @ w, t.sum()), or t.data for the array, t.item() for one number, "
+            "both constants that no gradient flows through"
+        )
+
+    def __format__(self, spec: str) -> str:
+        """``f"{loss:.4f}"`` formats a one-element tensor's number; ``f"{t}"`` is the repr."""
+        if not spec:
+            return repr(self)
+        if self.size != 1:
+            raise TypeError(
+                f"format {spec!r} of a Tensor of shape {self.shape}: only a one-element tensor formats "
+                "as a number (format t.data with NumPy for an array)"
+            )
+        return format(self.item(), spec)
+
     def __iter__(self) -> Iterator[Tensor]:
         """The tensors along the first axis, each a node: ``for row in t``."""
         for i in range(len(self)):  # len() of a 0-d tensor raises TypeError
@@ -322,6 +359,26 @@ class Tensor:
 
     def __rmatmul__(self, other: ArrayLike) -> Tensor:
         return binary.matmul(self.operand(other), self)
+
+    # In-place operators make a new node, as ``t = t - x`` does (``loss += term`` sums a loss).
+    # On a parameter, PyTorch's update ``p -= lr * p.grad`` would leave the model as it was:
+    # refused, by name.
+
+    def __iadd__(self, other: ArrayLike) -> Tensor:
+        _refuse_in_place_on_a_parameter(self, "+=")
+        return self + other
+
+    def __isub__(self, other: ArrayLike) -> Tensor:
+        _refuse_in_place_on_a_parameter(self, "-=")
+        return self - other
+
+    def __imul__(self, other: ArrayLike) -> Tensor:
+        _refuse_in_place_on_a_parameter(self, "*=")
+        return self * other
+
+    def __itruediv__(self, other: ArrayLike) -> Tensor:
+        _refuse_in_place_on_a_parameter(self, "/=")
+        return self / other
 
     # -- elementwise functions (elementwise.py) -------------------------------
 
@@ -611,6 +668,17 @@ def _reals(array: np.ndarray) -> np.ndarray:
     for index, item in np.ndenumerate(array):
         floats[index] = as_real(item, f"Tensor()'s entry at index {index}" if array.ndim else "Tensor()")
     return floats
+
+
+def _refuse_in_place_on_a_parameter(t: Tensor, op: str) -> None:
+    """A TypeError for ``p -= ...`` on a leaf that requires a gradient: the name ``p`` would be
+    bound to a new node, and the parameter itself (the model's, the optimiser's) left unchanged."""
+    if t.requires_grad and not t.parents:
+        raise TypeError(
+            f"{op} on a tensor that requires grad and is a leaf (a parameter) would make a new tensor "
+            f"and leave the parameter as it was: change its data, p.data {op} ..., as an "
+            "optimiser's step does (SGD(params, lr).step())"
+        )
 
 
 def _parents_not_a_tuple(parents: Any, op: str) -> TypeError:
