@@ -118,3 +118,17 @@ def test_a_million_node_chain_sorts_and_backpropagates():
     h.backward()
     assert x.grad == 1.0
     assert sys.getrecursionlimit() < 1_000_000  # the walk did not need a bigger stack
+
+
+def test_a_rule_that_returns_its_gradient_is_named_for_both_engines():
+    # PyTorch's custom Function returns its gradients; a rule that did so here was ignored in silence.
+    def square_rule(out):
+        (x,) = out.parents
+        return 2 * x.data * out.grad
+
+    a = Value(3.0)
+    with pytest.raises(TypeError, match=r"the backward rule square_rule of the 'square' node returned a value"):
+        Value(9.0, "", (a,), "square", square_rule).backward()
+    t = Tensor([1.0, 2.0], requires_grad=True)
+    with pytest.raises(TypeError, match=r"returned a value: .*parent\.accumulate"):
+        t.new_node(t.data**2, parents=(t,), op="square", backward_rule=square_rule).sum().backward()

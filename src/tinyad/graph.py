@@ -150,6 +150,17 @@ def walk(root: Any, seed: Any) -> Iterator:
     root.accumulate(seed)
     while order:
         node = order.pop()  # from the end: reverse topological order, and the list lets go of it
-        if node.backward_rule is not None:
-            node.backward_rule(node)
+        if node.backward_rule is not None and node.backward_rule(node) is not None:
+            raise rule_returned(node)  # a rule adds into its parents' gradients: a result would be lost
         yield node
+
+
+def rule_returned(node: Any) -> TypeError:
+    """The error for a backward rule that returned something: in PyTorch, a custom Function's
+    backward returns the gradients; here a rule adds them into its parents (``accumulate``)."""
+    rule = getattr(node.backward_rule, "__name__", repr(node.backward_rule))
+    return TypeError(
+        f"the backward rule {rule} of the {node.op!r} node returned a value: a rule returns nothing, "
+        "it adds each parent's gradient into it (parent.grad += ... for a Value, "
+        "parent.accumulate(...) for a Tensor), or the gradient is lost"
+    )
