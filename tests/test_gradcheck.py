@@ -74,9 +74,11 @@ def test_the_scalar_engine_names_a_nan_gradient():
 
 
 def test_a_constant_function_passes_with_zero_gradients():
-    assert gradcheck(lambda t: Tensor(3.0) * 2, Tensor([1.0, 2.0]))
-    assert gradcheck(lambda v: Value(3.0) * 2, Value(1.0))
+    assert gradcheck(lambda t: Tensor(3.0) * 2, Tensor([1.0, 2.0]))  # no graph: nothing requires grad
     assert gradcheck(lambda v: v, Value(1.0))  # the identity: gradient 1
+    # A Value has no requires_grad: a graph of constants is one of weights found outside, to gradcheck.
+    with pytest.raises(ValueError, match="depends on none of its 1 input"):
+        gradcheck(lambda v: Value(3.0) * 2, Value(1.0))
 
 
 @pytest.mark.parametrize("settings, words", [
@@ -229,3 +231,17 @@ def test_numeric_gradient_refuses_an_eps_that_makes_no_step(eps):
     # eps = 0 was a ZeroDivisionError from inside central_difference.
     with pytest.raises(ValueError, match="numeric_gradient's eps must be"):
         numeric_gradient(lambda x: float(np.sum(x)), np.ones(2), eps)
+
+
+def test_an_f_that_reads_none_of_its_inputs_is_refused_before_backward_touches_anything():
+    # f computed from the model it found outside: every slope was 0 = 0, gradcheck said True, and
+    # backward filled the outside weights' gradients.
+    w, x = Value(2.0), Value(3.0)
+    with pytest.raises(ValueError, match=r"depends on none of its 2 input\(s\): f must compute from its arguments"):
+        gradcheck(lambda a, b: (w * x).tanh(), w, x)
+    assert (w.grad, x.grad) == (0.0, 0.0)
+    W = Tensor(np.ones((2, 2)), requires_grad=True)
+    with pytest.raises(ValueError, match="depends on none of its 1 input"):
+        gradcheck(lambda V: (W * 2).sum(), W)
+    assert W.grad is None
+    assert gradcheck(lambda a, b: a * 2, w, x)  # an input f does not read has slope 0: that is right

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pytest
 
 from tinyad import gradcheck
@@ -47,14 +48,26 @@ def test_mlp_last_layer_is_linear():
     assert all(n.nonlin for n in mlp.layers[0].neurons)
 
 
+def mlp_with(mlp: MLP, params) -> MLP:
+    """``mlp`` holding the Values ``params`` (in parameters() order) as its weights and biases.
+
+    gradcheck calls f on new leaves, so f must put them into the network it computes with."""
+    given = iter(params)
+    for layer in mlp.layers:
+        for n in layer.neurons:
+            n.w = [next(given) for _ in n.w]
+            n.b = next(given)
+    assert all(p is q for p, q in zip(mlp.parameters(), params, strict=True))
+    return mlp
+
+
 def test_mlp_gradients_match_finite_differences():
     mlp = MLP(2, [3, 1], seed=2)
-    params = mlp.parameters()
 
     def loss(*ps):
-        return (mlp([0.4, -0.7])[0] - 1.0) ** 2
+        return (mlp_with(mlp, ps)([0.4, -0.7])[0] - 1.0) ** 2
 
-    assert gradcheck(loss, *params)
+    assert gradcheck(loss, *mlp.parameters())
 
 
 def _unroll(cell, xs=(0.5, -1.0, 0.25)):
@@ -64,16 +77,27 @@ def _unroll(cell, xs=(0.5, -1.0, 0.25)):
     return h
 
 
+def cell_with(cell: RNNCell, params) -> RNNCell:
+    """``cell`` holding the Values ``params`` (in parameters() order): W_x, W_h row by row, b."""
+    given = iter(params)
+    cell.wx = [[next(given) for _ in row] for row in cell.wx]
+    cell.wh = [[next(given) for _ in row] for row in cell.wh]
+    cell.b = [next(given) for _ in cell.b]
+    assert all(p is q for p, q in zip(cell.parameters(), params, strict=True))
+    return cell
+
+
 def test_rnn_cell_unrolled_gradients_match_finite_differences():
     cell = RNNCell(1, 2, seed=0)
 
     def loss(*params):
-        h = _unroll(cell)
+        h = _unroll(cell_with(cell, params))
         return h[0] * h[0] + h[1]
 
     assert len(_unroll(cell)) == 2
-    assert gradcheck(loss, *cell.parameters())
-    loss().backward()
+    original = cell.parameters()
+    assert gradcheck(loss, *original)
+    loss(*original).backward()
     assert all(p.grad != 0.0 for p in cell.wh[0])  # the shared weights collect from every step
 
 
@@ -119,3 +143,43 @@ def test_a_neuron_refuses_a_nonlin_that_is_not_true_or_false(nonlin):
     with pytest.raises(TypeError, match=rf"Neuron's nonlin \(tanh or not\) must be True or False, got {nonlin!r}"):
         Neuron(2, nonlin=nonlin)
     assert Neuron(2, nonlin=False).nonlin is False
+
+
+def test_a_numpy_integer_seed_gives_the_same_network_as_the_python_int():
+    # random.Random refused np.int64: "The only supported seed types are: None, int, ...".
+    for make in (lambda s: Neuron(3, seed=s), lambda s: Layer(2, 3, seed=s),
+                 lambda s: MLP(2, [4, 1], seed=s), lambda s: RNNCell(2, 3, seed=s)):
+        assert [p.data for p in make(np.int64(7)).parameters()] == [p.data for p in make(7).parameters()]
+
+
+@pytest.mark.parametrize("make, who, words", [
+    (lambda: MLP(2, [4, 1], 0.5), "MLP", "float 0.5"),  # a learning rate where the seed goes
+    (lambda: Layer(2, 3, 0.5), "Layer", "float 0.5"),
+    (lambda: Neuron(2, seed=1.0), "Neuron", "float 1.0"),
+    (lambda: RNNCell(2, 3, seed="0"), "RNNCell", "str '0'"),
+    (lambda: MLP(2, [4, 1], seed=True), "MLP", "bool True"),
+])
+def test_a_seed_that_is_not_an_int_is_named(make, who, words):
+    # random.Random took a float or a str as it was, and a bool as 1: no error, another network.
+    with pytest.raises(TypeError, match=rf"{who}'s seed must be None or an int >= 0, got {words}"):
+        make()
+
+
+def test_a_negative_seed_is_named():
+    with pytest.raises(ValueError, match="RNNCell's seed must be None or an int >= 0, got -1"):
+        RNNCell(2, 3, seed=-1)
+
+
+def test_a_module_without_parameters_says_so_instead_of_having_none():
+    # The base class returned []: zero_grad() and every update silently did nothing.
+    from tinyad.scalar.nn import Module
+
+    class TwoNeurons(Module):
+        def __init__(self) -> None:
+            self.neurons = [Neuron(2, seed=0), Neuron(2, seed=1)]
+
+    model = TwoNeurons()
+    with pytest.raises(NotImplementedError, match=r"TwoNeurons does not define parameters\(\): .* returns the list"):
+        model.parameters()
+    with pytest.raises(NotImplementedError, match="TwoNeurons does not define parameters"):
+        model.zero_grad()

@@ -88,3 +88,30 @@ def test_bad_sizes_are_named():
     ]:
         with pytest.raises(ValueError, match=words):
             make()
+
+
+@pytest.mark.parametrize("make, error, words", [
+    (lambda: nn.MLP(64, [32, 10], 0.01), TypeError, r"MLP's seed must be None or an int >= 0, got float 0\.01"),
+    (lambda: nn.Linear(3, 2, "relu"), TypeError, r"Linear's seed must be None or an int >= 0, got str 'relu'"),
+    (lambda: nn.RNN(3, 2, seed=-1), ValueError, r"RNN's seed must be None or an int >= 0, got -1"),
+    (lambda: nn.MLP(4, [3], seed=0, device="cuda"), ValueError, r"device='cuda' needs xp="),
+])
+def test_a_network_names_a_bad_seed_or_a_device_without_its_library(make, error, words):
+    # Before: NumPy's "SeedSequence expects int or sequence of ints", and device="cuda" ignored.
+    with pytest.raises(error, match=words):
+        make()
+
+
+def test_a_numpy_integer_seed_is_a_seed():
+    first, second = nn.MLP(4, [3], seed=np.int64(1)), nn.MLP(4, [3], seed=1)
+    np.testing.assert_array_equal(first.parameters()[0].data, second.parameters()[0].data)
+
+
+def test_a_module_that_does_not_list_its_parameters_says_so():
+    # Before: the base class answered [], so zero_grad() and a hand-written update did nothing.
+    class Net(nn.Module):
+        def __init__(self):
+            self.layer = nn.Linear(2, 2, seed=0)
+
+    with pytest.raises(NotImplementedError, match="Net must define parameters()"):
+        Net().zero_grad()

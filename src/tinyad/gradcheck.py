@@ -88,6 +88,14 @@ def gradcheck(
               for x in inputs]
     out = f(*leaves)
     _scalar(out)
+    if out.parents and not set(leaves) & set(graph.topo_sort(out)):
+        # Computed from values f reads from outside: every slope would be 0 = 0, a check of
+        # nothing, and backward would fill those values' gradients.
+        raise ValueError(
+            f"gradcheck: f's result ({out.op!r}) depends on none of its {len(inputs)} input(s): f must "
+            "compute from its arguments, as in gradcheck(lambda w: loss(w), w), not from the "
+            "Values or Tensors it finds outside"
+        )
     if getattr(out, "requires_grad", True):
         out.backward()
     # else: a Tensor that depends on no input (a constant): every gradient is 0,

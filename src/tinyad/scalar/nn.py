@@ -10,7 +10,7 @@ import math
 import random
 from typing import Sequence, Union
 
-from tinyad.validation import check_count, check_flag, layer_sizes
+from tinyad.validation import check_count, check_flag, check_seed, layer_sizes
 from tinyad.scalar.value import Value
 
 Input = Sequence[Union[Value, float]]
@@ -29,10 +29,17 @@ def _check_length(x: Input, expected: int, who: str) -> None:
 
 
 class Module:
-    """Something with parameters: a neuron, a layer, a network."""
+    """Something with parameters: a neuron, a layer, a network. Each subclass says which."""
 
     def parameters(self) -> list[Value]:
-        return []
+        """The leaves that training changes. A subclass must say: an empty list here would make
+        zero_grad() and every update silently do nothing."""
+        raise NotImplementedError(
+            f"{type(self).__name__} does not define parameters(): give it a method "
+            "parameters(self) that returns the list of its Values that training changes (its "
+            "weights and biases, and those of its parts, e.g. [p for n in self.neurons for p in "
+            "n.parameters()])"
+        )
 
     def zero_grad(self) -> None:
         """Clear the gradients of every parameter (they accumulate otherwise)."""
@@ -45,7 +52,7 @@ class Neuron(Module):
 
     def __init__(self, nin: int, nonlin: bool = True, seed: int | None = None) -> None:
         check_count(nin, "Neuron's nin")
-        rng = random.Random(seed)
+        rng = random.Random(check_seed(seed, "Neuron"))
         scale = 1.0 / math.sqrt(nin)  # keeps w . x of order 1, so tanh does not saturate
         self.w = [Value(rng.uniform(-scale, scale)) for _ in range(nin)]
         self.b = Value(0.0)
@@ -71,7 +78,7 @@ class Layer(Module):
 
     def __init__(self, nin: int, nout: int, seed: int | None = None, **kw) -> None:
         check_count(nout, "Layer's nout")
-        rng = random.Random(seed)
+        rng = random.Random(check_seed(seed, "Layer"))
         self.neurons = [Neuron(nin, seed=_child_seed(rng), **kw) for _ in range(nout)]
 
     def __call__(self, x: Input) -> list[Value]:
@@ -88,7 +95,7 @@ class MLP(Module):
     """Layers in sequence: tanh in every layer but the last, which is linear."""
 
     def __init__(self, nin: int, nouts: Sequence[int], seed: int | None = None) -> None:
-        rng = random.Random(seed)
+        rng = random.Random(check_seed(seed, "MLP"))
         sizes = [nin] + layer_sizes(nouts, "MLP")
         last = len(sizes) - 2  # the index of the last layer
         self.layers = [
@@ -120,7 +127,7 @@ class RNNCell(Module):
     def __init__(self, nin: int, nhidden: int, seed: int | None = None) -> None:
         check_count(nin, "RNNCell's nin")
         check_count(nhidden, "RNNCell's nhidden")
-        rng = random.Random(seed)
+        rng = random.Random(check_seed(seed, "RNNCell"))
         sx, sh = 1.0 / math.sqrt(nin), 1.0 / math.sqrt(nhidden)
         self.wx = [[Value(rng.uniform(-sx, sx)) for _ in range(nin)] for _ in range(nhidden)]
         self.wh = [[Value(rng.uniform(-sh, sh)) for _ in range(nhidden)] for _ in range(nhidden)]

@@ -16,7 +16,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from tinyad.validation import check_count, layer_sizes
+from tinyad.validation import check_count, check_seed, layer_sizes
 from tinyad.tensor import functional as F
 from tinyad.tensor.backend import NUMPY
 from tinyad.tensor.tensor import Tensor, constant
@@ -25,6 +25,11 @@ from tinyad.tensor.tensor import Tensor, constant
 def _parameter(values: np.ndarray, dtype: Any, xp: ModuleType | None, device: Any) -> Tensor:
     """A leaf that requires a gradient, holding ``values`` in ``dtype``, in ``xp`` on ``device``."""
     array = Tensor(values, dtype=dtype).data
+    if (xp is None or xp is NUMPY) and device not in (None, "cpu"):
+        raise ValueError(
+            f"device={device!r} needs xp=, the array library whose arrays live there (such as "
+            "array_api_compat.torch or cupy): NumPy's arrays are in the CPU's memory"
+        )
     if xp is not None and xp is not NUMPY:
         array = xp.asarray(array, device=device)
     return Tensor(array, requires_grad=True)
@@ -44,7 +49,11 @@ class Module:
     """Something with parameters: a layer, a network."""
 
     def parameters(self) -> list[Tensor]:
-        return []
+        """Every parameter of the module: each module lists its own (a network, its layers')."""
+        raise NotImplementedError(
+            f"{type(self).__name__} must define parameters(), the list of its parameters and its "
+            "layers' (as MLP does: [p for layer in self.layers for p in layer.parameters()])"
+        )
 
     def zero_grad(self) -> None:
         """Clear the gradients of every parameter (they accumulate otherwise)."""
@@ -59,7 +68,7 @@ class Linear(Module):
                  xp: ModuleType | None = None, device: Any = None) -> None:
         check_count(nin, "Linear's nin")
         check_count(nout, "Linear's nout")
-        rng = np.random.default_rng(seed)
+        rng = np.random.default_rng(check_seed(seed, "Linear"))
         self.W = _uniform(rng, (nin, nout), nin, dtype, xp, device)
         self.b = _zeros((nout,), dtype, xp, device)
 
@@ -80,7 +89,7 @@ class MLP(Module):
         self, nin: int, nouts: Sequence[int], seed: int | None = None, dtype: Any = np.float64,
         xp: ModuleType | None = None, device: Any = None,
     ) -> None:
-        rng = np.random.default_rng(seed)
+        rng = np.random.default_rng(check_seed(seed, "MLP"))
         sizes = [nin] + layer_sizes(nouts, "MLP")
         self.layers = [
             Linear(sizes[i], sizes[i + 1], seed=int(rng.integers(2**32)), dtype=dtype, xp=xp, device=device)
@@ -113,7 +122,7 @@ class RNN(Module):
                  xp: ModuleType | None = None, device: Any = None) -> None:
         check_count(nin, "RNN's nin")
         check_count(nhidden, "RNN's nhidden")
-        rng = np.random.default_rng(seed)
+        rng = np.random.default_rng(check_seed(seed, "RNN"))
         self.W_x = _uniform(rng, (nin, nhidden), nin, dtype, xp, device)
         self.W_h = _uniform(rng, (nhidden, nhidden), nhidden, dtype, xp, device)
         self.b = _zeros((nhidden,), dtype, xp, device)
