@@ -96,6 +96,15 @@ def test_check_close_refuses_nodes_and_tensors_even_inside_lists():
         grading.check_close([torch.tensor(2.0, dtype=torch.float64)], [2.0], "what", "tried", HINT)
 
 
+def test_check_close_refuses_nodes_inside_an_object_array():
+    # A check cell wraps the answer in np.array; Values made it an object array, which the
+    # search for nodes skipped, so the message gave the exercise's hint about another bug.
+    for got in (np.array([0.5, Value(1.0)]), np.array([[Value(0.5)], [Value(1.0)]], dtype=object)):
+        with pytest.raises(AssertionError) as error:
+            grading.check_close(got, np.array([0.5, 1.0]).reshape(got.shape), "what", "tried", HINT)
+        text = message(error)
+        assert "got:      Value(" in text and "not a node or a tensor" in text and HINT not in text
+
 def test_check_close_passes_within_tolerance():
     grading.check_close(2.0 + 1e-12, 2.0, "what", "tried", HINT)
     grading.check_close(np.array([1.0, 2.0]), [1.0, 2.0], "what", "tried", HINT)

@@ -310,3 +310,13 @@ def test_rnn_step_names_every_shape_that_does_not_fit(shapes):
     shown = ", ".join(f"{k} {re.escape(str(given[k]))}" for k in ("x", "h", "w_x", "w_h"))
     with pytest.raises(ValueError, match=rf"rnn_step needs x \(batch, nin\).*got {shown} and b {re.escape(str(given['b']))}"):
         F.rnn_step(*args)
+
+
+def test_cross_entropy_with_its_arguments_swapped_says_so():
+    # Before: "needs integer class labels, got a Tensor of fractions", for labels that were integers.
+    logits = Tensor(np.random.default_rng(0).normal(size=(4, 3)), requires_grad=True)
+    with pytest.raises(TypeError, match=r"takes the logits first: it got labels of shape \(4, 3\) that require "
+                                        r"grad and logits of shape \(4,\); are the two swapped"):
+        F.cross_entropy(np.array([0, 1, 2, 1]), logits)
+    with pytest.raises(TypeError, match="are the two swapped"):
+        F.cross_entropy(np.array([0, 1, 2, 1]), Tensor(np.ones((4, 3))))

@@ -231,3 +231,38 @@ def test_the_stepper_records_the_engines_own_walk(walk_calls):
     stepper = BackwardStepper(L)
     assert walk_calls == [L]
     assert len(stepper.steps) == len(topo_sort(L)) + 1
+
+
+def chain_of(n: int) -> Value:
+    """tanh(tanh(... tanh(x))): n nodes in a line."""
+    v = Value(0.5, "x")
+    for _ in range(n - 1):
+        v = v.tanh()
+    return v
+
+
+def test_a_graph_too_large_to_keep_every_step_of_is_refused_with_its_size():
+    # Every step's snapshot holds every grad: an unrolled RNN of 15,000 nodes took 1.8 GB.
+    from tinyad.course.viz.stepper import MAX_STEPPED_NODES
+
+    largest = chain_of(MAX_STEPPED_NODES)
+    assert len(BackwardStepper(largest).steps) == MAX_STEPPED_NODES + 1
+    with pytest.raises(ValueError, match=rf"at most {MAX_STEPPED_NODES} nodes .* this one has {MAX_STEPPED_NODES + 1}"):
+        BackwardStepper(largest.tanh())
+
+
+@pytest.mark.parametrize("label, error", [
+    ("a", r"backward: the leaf labelled 'a' has grad = None"),  # a leaf, cleared PyTorch's way
+    ("h", r"BackwardStepper: the 'tanh' node h has grad = None"),  # an interior node set by hand
+])
+def test_a_grad_set_to_none_is_named_and_the_graph_keeps_its_grads(label, error):
+    # The walk's += (or putting None back afterwards) failed with Python's bare TypeError, and
+    # left the graph's grads changed: None had become 0.0.
+    root = shared_graph()
+    root.backward()
+    nodes = topo_sort(root)
+    next(n for n in nodes if n.label == label).grad = None
+    before = [n.grad for n in nodes]
+    with pytest.raises(TypeError, match=error):
+        BackwardStepper(root)
+    assert [n.grad for n in nodes] == before

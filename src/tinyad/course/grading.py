@@ -204,9 +204,12 @@ def _real_array(x: Any) -> np.ndarray | None:
 
 
 def _first_node(x: Any) -> Any:
-    """A tinyad node or a torch tensor in ``x`` (itself, or inside lists and tuples), else None."""
+    """A tinyad node or a torch tensor in ``x`` (itself, or inside lists, tuples and object
+    arrays), else None."""
     if is_node(x) or type(x).__module__.split(".")[0] == "torch":
         return x
+    if isinstance(x, np.ndarray) and x.dtype.kind == "O":  # a check's np.array([...]) of Values
+        x = x.ravel().tolist()
     if isinstance(x, (list, tuple)):
         for item in x:
             found = _first_node(item)

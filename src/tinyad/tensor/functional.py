@@ -166,6 +166,12 @@ def _one_hot(targets: Labels, logits: Tensor) -> Any:
     xp = logits.xp
     if isinstance(targets, Tensor):
         same_place("cross_entropy", logits, targets)
+        if targets.requires_grad or (targets.ndim == 2 and logits.ndim == 1):  # labels need no gradient
+            raise TypeError(
+                f"cross_entropy(logits, labels) takes the logits first: it got labels of shape "
+                f"{targets.shape}{' that require grad' if targets.requires_grad else ''} and logits of "
+                f"shape {logits.shape}; are the two swapped?"
+            )
         # A Tensor holds floats; labels stored in one must be whole numbers.
         if not xp.all(targets.data == xp.round(targets.data)):
             raise TypeError("cross_entropy needs integer class labels, got a Tensor of fractions")

@@ -1,7 +1,8 @@
 """The backward walk replayed one node at a time: ``BackwardStepper(root)``, for lesson 02.
 
 Building a stepper runs the engine's own walk (``tinyad.graph.walk``) once and
-keeps a snapshot of every node's grad after each step. ``widget()`` shows it as
+keeps a snapshot of every node's grad after each step: nodes × nodes numbers, so a
+graph of more than ``MAX_STEPPED_NODES`` nodes is refused. ``widget()`` shows it as
 buttons (reset, previous, next), a line saying what the step did, and the graph
 drawn with that step's grads: the node whose turn it is in gold, the nodes already
 visited in grey. Step 0 is the seed, ``root.grad = 1``; step 1 runs the root's
@@ -23,10 +24,15 @@ import ipywidgets as widgets
 
 from tinyad import graph
 from tinyad.course.viz.drawing import INSTALL_HINT, MAX_NODES, Drawing, draw, sorted_nodes
+from tinyad.scalar.value import check_gradients
 
 CURRENT_COLOUR = "gold"  # the node whose turn it is in this step
 DONE_COLOUR = "lightgrey"  # nodes already visited: their grad is final
 STORED_TEXT = "Backward stepper: run this cell to step through the walk"
+# The snapshots hold one grad per node per step, nodes x (nodes + 1) numbers: about 8 MB at
+# 1000 nodes, 1.8 GB at 15,000 (an unrolled RNN). A graph stepped through by hand is far
+# smaller: lesson 02's diamond has 7 nodes, the XOR loss of MLP(2, [4, 1]) on 4 points 180.
+MAX_STEPPED_NODES = 1000
 
 
 @dataclass(frozen=True)
@@ -63,6 +69,13 @@ class BackwardStepper:
         self.root = root
         self.max_nodes = max_nodes
         self.order: list = sorted_nodes(root, "BackwardStepper")
+        if len(self.order) > MAX_STEPPED_NODES:
+            raise ValueError(
+                f"BackwardStepper steps a graph of at most {MAX_STEPPED_NODES} nodes (it keeps every "
+                f"grad after every step), and this one has {len(self.order)}: step through a smaller "
+                "graph (a few steps of an RNN, one example's loss), or call root.backward()"
+            )
+        self._check_grads()
         self.steps: list[Step] = self._record()
         self.position = 0  # the index into self.steps shown now
         self._ui: StepperView | None = None  # the widget, once built
@@ -136,6 +149,19 @@ class BackwardStepper:
         self.picture.value = picture
         self.previous_button.disabled = self.position == 0
         self.next_button.disabled = self.position == last
+
+    def _check_grads(self) -> None:
+        """A TypeError naming a node whose grad is not a number (set by hand, ``p.grad = None``),
+        before any grad is touched: the walk adds into the grads, and they are put back after it."""
+        check_gradients(self.root)  # the leaves, named as backward names them
+        # An interior node's grad: backward resets it, but the stepper puts every grad back.
+        for k, node in enumerate(self.order):
+            if isinstance(node.grad, bool) or not isinstance(node.grad, (int, float)):
+                raise TypeError(
+                    f"BackwardStepper: the {node.op!r} node {self._name(k)} has grad = {node.grad!r:.60}, "
+                    f"a {type(node.grad).__name__}: a Value's gradient is a number; set it with "
+                    f"{self._name(k)}.grad = 0.0 (or call root.backward(), which resets it)"
+                )
 
     def _name(self, k: int) -> str:
         return self.order[k].label or f"v{k}"
