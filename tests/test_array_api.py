@@ -302,12 +302,14 @@ def test_pytorchs_products_of_two_dtypes_are_named_as_such():
     t32, t64 = (Tensor(torch.ones(2, 3, dtype=d)) for d in (torch.float32, torch.float64))
     w32, w64 = (Tensor(torch.ones(3, 3, dtype=d)) for d in (torch.float32, torch.float64))
     b32 = Tensor(torch.zeros(3))
-    for call, op in ((lambda: t32 @ w64, "@"), (lambda: F.linear(t64, w32, b32), "linear"),
+    activation64 = Tensor(torch.ones(2, 3, dtype=torch.float64), requires_grad=True)
+    for call, op in ((lambda: t32 @ w64, "@"), (lambda: F.linear(activation64, w32, b32), "linear"),
                      (lambda: F.rnn_step(t32, t32, w32, w64, b32), "rnn_step")):
         with pytest.raises(TypeError, match=rf"{re.escape(op)} got torch tensors of dtypes .*float32.*float64|"
                                             rf"{re.escape(op)} got torch tensors of dtypes .*float64.*float32"):
             call()
     assert (t32 @ w32).dtype == torch.float32  # one dtype: as before
+    assert F.linear(t64, w32, b32).dtype == torch.float32  # a constant input joins the layer's dtype
 
 
 @needs_torch_tensors

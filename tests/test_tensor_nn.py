@@ -115,3 +115,15 @@ def test_a_module_that_does_not_list_its_parameters_says_so():
 
     with pytest.raises(NotImplementedError, match="Net must define parameters()"):
         Net().zero_grad()
+
+
+def test_a_float32_network_keeps_float32_for_a_constant_tensor_of_float64_data():
+    # Before: m32(x) was float32 but m32(Tensor(x)) float64, the float32 speed-up gone in silence.
+    x = np.random.default_rng(0).normal(size=(8, 4))
+    model = nn.MLP(4, [5, 3], seed=0, dtype=np.float32)
+    assert model(x).dtype == np.float32 and model(Tensor(x)).dtype == np.float32
+    np.testing.assert_allclose(model(Tensor(x)).data, model(x).data)
+    rnn = nn.RNN(4, 3, seed=0, dtype=np.float32)
+    assert rnn(Tensor(np.ones((2, 8, 4))))[-1].dtype == np.float32
+    # A tensor that requires a gradient is an activation: NumPy's promotion applies, as for x @ W.
+    assert model(Tensor(x, requires_grad=True)).dtype == np.float64

@@ -59,10 +59,17 @@ def _tensor(x: Any) -> Tensor:
 
 
 def _constant_like(x: Any, weight: Tensor) -> Tensor:
-    """``x`` itself if it is a Tensor, else a constant in the weight's dtype (float32 stays float32)
-    and, for numbers and lists, in its library and on its device."""
+    """A layer's input: a constant in the weight's dtype (float32 stays float32) and, for numbers
+    and lists, in its library and on its device; a Tensor that requires a gradient as it is.
+
+    A constant Tensor (a batch of data) takes the weight's dtype as an array does: a float32
+    network given ``Tensor(x)`` of float64 data would otherwise compute in float64 throughout.
+    """
+    if isinstance(x, Tensor) and (x.requires_grad or not isinstance(weight, Tensor)
+                                  or x.xp is not weight.xp or x.dtype == weight.dtype):
+        return x  # (two libraries: the layer names both)
     if isinstance(x, Tensor):
-        return x
+        return Tensor(x.xp.astype(x.data, weight.dtype))
     if not isinstance(weight, Tensor):
         raise TypeError(
             f"a layer's weight must be a Tensor, got a {type_name(weight)}: pass the Tensor "
