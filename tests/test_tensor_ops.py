@@ -313,3 +313,14 @@ def test_a_keepdims_that_is_not_true_or_false_is_refused(reduce):
     with pytest.raises(TypeError, match="keepdims must be True or False, got 'no'"):
         getattr(Tensor(np.ones((2, 3))), reduce)(axis=0, keepdims="no")
     assert getattr(Tensor(np.ones((2, 3))), reduce)(axis=0, keepdims=np.True_).shape == (1, 3)
+
+
+def test_logsumexps_keepdims_and_backwards_retain_graph_are_true_or_false():
+    # Both took any truthy value as True: keepdims="no" kept the axis, retain_graph="no" kept the graph.
+    from tinyad.tensor import functional as F
+    x = Tensor(np.ones((2, 3)), requires_grad=True)
+    with pytest.raises(TypeError, match="keepdims must be True or False, got 'no'"):
+        F.logsumexp(x, axis=1, keepdims="no")
+    with pytest.raises(TypeError, match="retain_graph must be True or False, got 'no'"):
+        (x * 2).sum().backward(retain_graph="no")
+    assert F.logsumexp(x, axis=1, keepdims=np.True_).shape == (2, 1)

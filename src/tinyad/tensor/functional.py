@@ -48,7 +48,7 @@ from tinyad.tensor.backend import (
 from tinyad.tensor.elementwise import stable_sigmoid
 from tinyad.tensor.reductions import axes
 from tinyad.tensor.tensor import Tensor, constant
-from tinyad.validation import type_name
+from tinyad.validation import check_flag, type_name
 
 Labels = Union[Sequence[int], np.ndarray, Tensor]
 
@@ -123,7 +123,7 @@ def softmax_backward(out: Tensor) -> None:
 def logsumexp(x: Tensor, axis: int = -1, keepdims: bool = False) -> Tensor:
     """``log(sum(exp(x)))`` along ``axis``, as ``max + log(sum(exp(x - max)))``."""
     x = _tensor(x)
-    axis = _one_axis(axis, x)
+    axis, keepdims = _one_axis(axis, x), check_flag(keepdims, "keepdims")
     m, _, s = _shifted_exp(x.data, axis)
     data = m + x.xp.log(s)
     if not keepdims:

@@ -463,6 +463,7 @@ class Tensor:
         buffers and gradient as soon as its rule has run, so the graph's memory is
         freed during the walk, and walking it again raises ``RuntimeError``.
         """
+        retain_graph = check_flag(retain_graph, "retain_graph")
         if not self.requires_grad:
             raise RuntimeError(
                 "backward() on a tensor that does not require grad: no input of the "
