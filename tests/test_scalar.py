@@ -389,3 +389,12 @@ def test_backward_names_a_leaf_whose_gradient_a_rule_made_a_value():
 
     with pytest.raises(TypeError, match=r"the gradient at the leaf labelled 'a' is a Value .*b instead of b\.data"):
         Value(6.0, "", (a, b), "*", mul_rule).backward()
+
+
+def test_a_networks_output_list_used_as_a_value_is_named():
+    # Before: "Value() needs a real number, got list", from a Value() the learner never wrote.
+    from tinyad.scalar.nn import MLP
+    out = MLP(2, [3, 1], seed=0)([1.0, 2.0])
+    for use in (lambda: out - Value(1.0), lambda: Value(2.0) * out):
+        with pytest.raises(TypeError, match=r"a list of 1 Value\(s\) .*model\(x\)\[0\]"):
+            use()

@@ -330,6 +330,11 @@ def as_float(data: object) -> float:
             f"a Value and a {type(data).__name__} cannot be combined, and Value() cannot hold one: "
             "use Value(t.item()) for the number in a one-element tensor, or make both Tensors"
         )
+    elif isinstance(data, (list, tuple)) and data and all(isinstance(v, Value) for v in data):
+        raise TypeError(
+            f"a {type(data).__name__} of {len(data)} Value(s) where one number or Value belongs: a "
+            "network's output is a list, one Value per output (model(x)[0] for the first)"
+        )
     elif (getattr(data, "size", None) == 1 and hasattr(data, "item")
           and not isinstance(data, numbers.Real)):  # a size-1 NumPy array
         return as_float(data.item())
