@@ -31,6 +31,12 @@ MUTANTS = {
             "the bias's gradient summed over the wrong axis": [
                 ("b.accumulate(da.sum(axis=0))", "b.accumulate(da.sum(axis=1)[:3])")],
             "w's gradient without the transpose": [("w.accumulate(x.data.T @ da)", "w.accumulate(x.data @ da.T)")],
+            "the gradients returned, as a PyTorch Function's backward does": [
+                ("    if x.requires_grad:\n        x.accumulate(da @ w.data.T)\n"
+                 "    if w.requires_grad:\n        w.accumulate(x.data.T @ da)\n"
+                 "    if b.requires_grad:\n        b.accumulate(da.sum(axis=0))",
+                 "    return da @ w.data.T, x.data.T @ da, da.sum(axis=0)"),
+            ],
             "a Tensor in the rule, w.T for w.data.T": [("x.accumulate(da @ w.data.T)", "x.accumulate(da @ w.T)")],
             "x's gradient left out": [("    if x.requires_grad:\n        x.accumulate(da @ w.data.T)\n", "")],
             "every parent fed, needed or not": [
