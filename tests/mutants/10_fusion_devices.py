@@ -25,6 +25,8 @@ MUTANTS = {
                  "                      backward_rule=linear_relu_backward, saved=a > 0)"),
                 ("da = out.grad * (out.data > 0)", "da = out.grad * out.saved"),
             ],
+            "out.grad changed in place": [("da = out.grad * (out.data > 0)",
+                                           "da = out.grad\n    da[out.data <= 0] = 0")],
             "no relu in backward": [("da = out.grad * (out.data > 0)", "da = out.grad")],
             "the mask >= 0, true everywhere": [("da = out.grad * (out.data > 0)", "da = out.grad * (out.data >= 0)")],
             "the bias's gradient not summed over the batch": [("b.accumulate(da.sum(axis=0))", "b.accumulate(da)")],
