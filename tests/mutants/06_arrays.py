@@ -100,6 +100,9 @@ MUTANTS = {
     },
     3: {  # a mean's backward over any axes
         "wrong": {
+            "the axes put back one at a time, in the order given": [
+                ("        grad = np.expand_dims(grad, axis)",
+                 "        for a in axis:\n            grad = np.expand_dims(grad, a)")],
             "the sum's gradient: no 1 / n": """
                 axes = tuple(range(len(shape))) if axis is None else np.atleast_1d(axis) % len(shape)
                 if not keepdims:

@@ -18,6 +18,8 @@ MUTANTS = {
                 m = np.max(x)
                 return m + np.log(np.sum(np.exp(x - m), axis=axis))
             """,
+            "np.squeeze without its axis (a size-1 axis of x goes too)": [
+                ("return np.squeeze(m + np.log(total), axis=axis)", "return np.squeeze(m + np.log(total))")],
             "the maximum never added back": """
                 m = np.max(x, axis=axis, keepdims=True)
                 return np.log(np.sum(np.exp(x - m), axis=axis))
