@@ -297,6 +297,12 @@ def test_check_shape_names_the_axis_left_unsummed():
     assert "the added axis 0 was not summed and the stretched axis 1 was not summed" in text
 
 
+def test_check_shape_says_when_a_summed_axis_was_kept_with_size_1():
+    # A bias's gradient summed with keepdims=True: before, "the added axis 0 was not summed".
+    text = failure_of(lambda: grading.check_shape(np.zeros((1, 4)), (4,), "w", "t", "h"))
+    assert "got:      shape (1, 4): the added axis 0 is still there, of size 1 (summed with keepdims=True?" in text
+
+
 def test_check_shape_says_when_too_much_was_summed():
     assert "size-1 axes were dropped" in failure_of(
         lambda: grading.check_shape(np.zeros(3), (3, 1), "w", "t", "h"))

@@ -37,6 +37,7 @@ MUTANTS = {
     },
     2: {  # cross-entropy and its gradient
         "wrong": {
+            "the gradient first, then the loss": [("return float(loss), grad / batch", "return grad / batch, float(loss)")],
             "log of the softmax": """
                 batch = logits.shape[0]
                 e = np.exp(logits - logits.max(axis=1, keepdims=True))

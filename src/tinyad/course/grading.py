@@ -359,7 +359,10 @@ def stretched_axes(shape: Sequence[int], out_shape: Sequence[int]) -> tuple[int,
 def _unsummed(expected: tuple[int, ...], got: tuple[int, ...]) -> str:
     """Why ``got`` is not ``expected``, when ``expected`` broadcasts to ``got``: the axes left unsummed."""
     extra = len(got) - len(expected)
-    added = [str(a) for a in stretched_axes(expected, got) if a < extra]
+    added = [a for a in stretched_axes(expected, got) if a < extra]
+    # An added axis of size 1 may have been summed with keepdims=True: it is still there.
+    kept = [str(a) for a in added if got[a] == 1]
+    added = [str(a) for a in added if got[a] != 1]
     stretched = [str(a) for a in stretched_axes(expected, got) if a >= extra]
     parts = []
     for kind, found in (("added", added), ("stretched", stretched)):
@@ -367,6 +370,10 @@ def _unsummed(expected: tuple[int, ...], got: tuple[int, ...]) -> str:
             axis = "axis" if len(found) == 1 else "axes"
             verb = "was" if len(found) == 1 else "were"
             parts.append(f"the {kind} {axis} {', '.join(found)} {verb} not summed")
+    if kept:
+        axis, verb = ("axis", "is") if len(kept) == 1 else ("axes", "are")
+        parts.append(f"the added {axis} {', '.join(kept)} {verb} still there, of size 1 (summed with "
+                     "keepdims=True? the gradient has the operand's own shape)")
     return " and ".join(parts)
 
 
