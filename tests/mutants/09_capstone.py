@@ -71,15 +71,10 @@ MUTANTS = {
                 v_hat = state["v"] / (1 - beta2 ** state["t"])
                 return p - lr * m_hat / (np.sqrt(v_hat) + eps)
             """,
-            "the moments kept on the function, not in state": """
-                kept = adamw_update.__dict__
-                kept["t"] = kept.get("t", 0) + 1
-                kept["m"] = beta1 * kept.get("m", 0.0) + (1 - beta1) * g
-                kept["v"] = beta2 * kept.get("v", 0.0) + (1 - beta2) * g * g
-                m_hat = kept["m"] / (1 - beta1 ** kept["t"])
-                v_hat = kept["v"] / (1 - beta2 ** kept["t"])
-                return p - lr * weight_decay * p - lr * m_hat / (np.sqrt(v_hat) + eps)
-            """,
+            "the moments kept on the function, not in state": [
+                ('    state["t"] = state.get("t", 0) + 1',
+                 '    state = adamw_update.__dict__  # one store for every parameter\n'
+                 '    state["t"] = state.get("t", 0) + 1')],
             "the decay both in the gradient and decoupled": """
                 d = g + weight_decay * p
                 state["t"] = state.get("t", 0) + 1
