@@ -597,3 +597,11 @@ def test_check_topo_order_names_an_entry_that_is_not_a_node():
     a, b, c, d = diamond()
     with pytest.raises(AssertionError, match=r"expected: a list of nodes\n  got:      an entry 'a' \(a str\)"):
         grading.check_topo_order(["a", "b", "c", "d"], d, HINT)
+
+
+def test_check_close_given_a_tensor_where_an_array_belongs_says_to_return_its_data():
+    # Before, the hint for a number: ".data of a Value, .item() of a one-element tensor".
+    text = failure_of(lambda: grading.check_close(Tensor([1.0, 2.0]), np.array([1.0, 2.0]), "w", "t", HINT))
+    assert "hint:     return an array, not a node or a tensor: the .data of a Tensor" in text
+    text = failure_of(lambda: grading.check_close(Value(2.0), 2.0, "w", "t", HINT))
+    assert ".item() of a one-element tensor" in text

@@ -62,6 +62,7 @@ MUTANTS = {
                 ("total += loss.item()\n        running.append(total / (step + 1))",
                  "losses.append(loss)\n        running.append(sum(l.item() for l in losses) / (step + 1))"),
             ],
+            "the list returned from inside the loop": [("\n    return running", "\n        return running")],
             "gradients never cleared": [("        opt.zero_grad()\n", "")],
             "each step's loss, not the mean": [
                 ("running.append(total / (step + 1))", "running.append(loss.item())"),

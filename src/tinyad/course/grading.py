@@ -169,9 +169,10 @@ def check_close(got: Any, expected: Any, what: str, tried: Any, hint: str,
     __tracebackhide__ = True
     node = _first_node(got)
     if node is not None:
-        fail(what, tried, expected, f"{node!r} (of type {type(node).__name__})", "return a plain "
-             "number, not a node or a tensor (nor a list holding one): .data of a Value, .item() "
-             "of a one-element tensor")
+        wanted = ("an array, not a node or a tensor: the .data of a Tensor" if np.ndim(expected) > 0
+                  else "a plain number, not a node or a tensor (nor a list holding one): .data of a "
+                  "Value, .item() of a one-element tensor")
+        fail(what, tried, expected, f"{node!r} (of type {type(node).__name__})", f"return {wanted}")
     if expected is None or got is None:
         check(got is expected, what, tried, expected, got, hint)
         return
