@@ -252,8 +252,8 @@ def test_a_graph_too_large_to_keep_every_step_of_is_refused_with_its_size():
 
 
 @pytest.mark.parametrize("label, error", [
-    ("a", r"backward: the leaf labelled 'a' has grad = None"),  # a leaf, cleared PyTorch's way
-    ("h", r"BackwardStepper: the 'tanh' node h has grad = None"),  # an interior node set by hand
+    ("a", r"BackwardStepper: the leaf labelled 'a' has grad = None"),  # a leaf, cleared PyTorch's way
+    ("h", r"BackwardStepper: the 'tanh' node labelled 'h' has grad = None"),  # an interior node set by hand
 ])
 def test_a_grad_set_to_none_is_named_and_the_graph_keeps_its_grads(label, error):
     # The walk's += (or putting None back afterwards) failed with Python's bare TypeError, and

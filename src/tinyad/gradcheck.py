@@ -63,7 +63,8 @@ def gradcheck(
     float64. Returns ``True``, or raises ``AssertionError`` naming the input, the
     element with the worst mismatch, both numbers and the relative error. ``f`` is
     called on new leaves holding the inputs' data (``new_leaf``), so it must compute
-    from its arguments; the inputs themselves are left as they were.
+    from its arguments (a result that depends on none of them is a ValueError: its check would
+    compare 0 with 0); the inputs themselves are left as they were.
     """
     if not inputs:
         raise ValueError("gradcheck needs at least one input")

@@ -450,19 +450,20 @@ def check_parents(root: Value, who: str = "backward") -> None:
             stack.append(parent)
 
 
-def check_gradients(root: Value) -> None:
-    """A TypeError naming the first leaf, from ``root`` back, whose gradient is not a number.
+def check_gradients(root: Value, who: str = "backward") -> None:
+    """A TypeError naming the first node, from ``root`` back, whose gradient is not a number.
 
     Only a gradient set by hand is one: ``p.grad = None`` is how PyTorch clears a gradient, and
-    a rule's ``a.grad += ...`` then fails with Python's words. Like ``check_parents``, it runs
-    only after the walk has failed (the walk resets every interior node's gradient itself)."""
+    a rule's ``a.grad += ...`` then fails with Python's words. Like ``check_parents``, backward
+    runs it only after the walk has failed (by then the walk has reset every interior node's
+    gradient, so it names a leaf); the course's stepper runs it first, as it puts every
+    gradient back after its walk. ``who`` is what met the graph."""
     for node in graph.topo_sort(root):
-        grad = node.grad
-        if node.backward_rule is None and not _is_number(grad):
+        if not _is_number(node.grad):
             raise TypeError(
-                f"backward: {_leaf_name(node)} has grad = {grad!r:.60}, a {type_name(grad)}: a Value's gradient "
-                "is a number, and backward adds into it; clear it with v.grad = 0.0 or the model's "
-                "zero_grad() (None is how PyTorch's tensors clear theirs)"
+                f"{who}: {_node_name(node)} has grad = {node.grad!r:.60}, a {type_name(node.grad)}: a "
+                "Value's gradient is a number, and backward adds into it; clear it with v.grad = 0.0 "
+                "or the model's zero_grad() (None is how PyTorch's tensors clear theirs)"
             ) from None
 
 
@@ -475,14 +476,14 @@ def check_finite(leaves: list[Value]) -> None:
     inf and was then multiplied by 0: that is a FloatingPointError.
     """
     for leaf in leaves:
-        if type(leaf.grad) is not float and not _is_number(leaf.grad):
+        if type(leaf.grad) is not float and not _is_number(leaf.grad):  # a float, quickly, first
             raise TypeError(
-                f"backward: the gradient at {_leaf_name(leaf)} is a {type_name(leaf.grad)} "
+                f"backward: the gradient at {_node_name(leaf)} is a {type_name(leaf.grad)} "
                 f"({leaf.grad!r:.60}): a backward rule added a {type_name(leaf.grad)} into it, where "
                 "a number belongs (b instead of b.data, in a rule written by hand?)"
             )
         if not isfinite(leaf.grad):
-            where = _leaf_name(leaf)
+            where = _node_name(leaf)
             if leaf.grad != leaf.grad:  # nan is the one float not equal to itself
                 raise FloatingPointError(
                     f"backward: the gradient at {where} is not a number (nan): a backward rule "
@@ -500,6 +501,7 @@ def _is_number(x: object) -> bool:
     return isinstance(x, (int, float)) and not isinstance(x, bool)
 
 
-def _leaf_name(leaf: Value) -> str:
-    """How an error names a leaf: by its label, or by its number."""
-    return f"the leaf labelled {leaf.label!r}" if leaf.label else f"a leaf with data {leaf.data:.6g}"
+def _node_name(node: Value) -> str:
+    """How an error names a node: a leaf by its label or its number, an op's output by its op too."""
+    kind = "leaf" if node.backward_rule is None else f"{node.op!r} node"
+    return f"the {kind} labelled {node.label!r}" if node.label else f"a {kind} with data {node.data:.6g}"

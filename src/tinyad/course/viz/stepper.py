@@ -75,7 +75,8 @@ class BackwardStepper:
                 f"grad after every step), and this one has {len(self.order)}: step through a smaller "
                 "graph (a few steps of an RNN, one example's loss), or call root.backward()"
             )
-        self._check_grads()
+        # Every grad is put back after the walk: one that is not a number fails before it starts.
+        check_gradients(root, "BackwardStepper")
         self.steps: list[Step] = self._record()
         self.position = 0  # the index into self.steps shown now
         self._ui: StepperView | None = None  # the widget, once built
@@ -149,19 +150,6 @@ class BackwardStepper:
         self.picture.value = picture
         self.previous_button.disabled = self.position == 0
         self.next_button.disabled = self.position == last
-
-    def _check_grads(self) -> None:
-        """A TypeError naming a node whose grad is not a number (set by hand, ``p.grad = None``),
-        before any grad is touched: the walk adds into the grads, and they are put back after it."""
-        check_gradients(self.root)  # the leaves, named as backward names them
-        # An interior node's grad: backward resets it, but the stepper puts every grad back.
-        for k, node in enumerate(self.order):
-            if isinstance(node.grad, bool) or not isinstance(node.grad, (int, float)):
-                raise TypeError(
-                    f"BackwardStepper: the {node.op!r} node {self._name(k)} has grad = {node.grad!r:.60}, "
-                    f"a {type(node.grad).__name__}: a Value's gradient is a number; set it with "
-                    f"{self._name(k)}.grad = 0.0 (or call root.backward(), which resets it)"
-                )
 
     def _name(self, k: int) -> str:
         return self.order[k].label or f"v{k}"
