@@ -245,3 +245,23 @@ def test_an_f_that_reads_none_of_its_inputs_is_refused_before_backward_touches_a
         gradcheck(lambda V: (W * 2).sum(), W)
     assert W.grad is None
     assert gradcheck(lambda a, b: a * 2, w, x)  # an input f does not read has slope 0: that is right
+
+
+def test_the_gradients_of_what_f_reads_from_outside_are_left_as_they_were():
+    # A model's parameters read by f: gradcheck's backward filled their gradients, and the next
+    # optimiser step moved the model by them.
+    from tinyad.scalar import nn as scalar_nn
+    from tinyad.tensor import nn as tensor_nn
+
+    layer = tensor_nn.Linear(3, 2, seed=0)
+    layer.b.accumulate(np.array([0.5, -0.25]))  # a gradient from before, which must survive intact
+    before = layer.b.grad
+    assert gradcheck(lambda x: layer(x).tanh().sum(), Tensor(np.ones((1, 3))))
+    assert layer.W.grad is None
+    assert layer.b.grad is not before  # put back as a copy: ``grad += ...`` never reached it
+    assert np.array_equal(layer.b.grad, [0.5, -0.25]) and np.array_equal(before, [0.5, -0.25])
+
+    neuron = scalar_nn.Neuron(2, seed=0)
+    neuron.b.accumulate(0.75)
+    assert gradcheck(lambda a: neuron([a, 1.0]), Value(0.5))
+    assert [p.grad for p in neuron.parameters()] == [0.0, 0.0, 0.75]

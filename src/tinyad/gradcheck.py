@@ -16,7 +16,8 @@ in float64, and each nudged point goes back into the input's library and onto it
 from __future__ import annotations
 
 import numbers
-from typing import Any, Callable
+from contextlib import contextmanager
+from typing import Any, Callable, Iterator
 
 import numpy as np
 
@@ -64,7 +65,8 @@ def gradcheck(
     element with the worst mismatch, both numbers and the relative error. ``f`` is
     called on new leaves holding the inputs' data (``new_leaf``), so it must compute
     from its arguments (a result that depends on none of them is a ValueError: its check would
-    compare 0 with 0); the inputs themselves are left as they were.
+    compare 0 with 0); the inputs themselves are left as they were, and so are the gradients of
+    the Values or Tensors ``f`` reads from outside (a model's parameters).
     """
     if not inputs:
         raise ValueError("gradcheck needs at least one input")
@@ -98,7 +100,8 @@ def gradcheck(
             "Values or Tensors it finds outside"
         )
     if getattr(out, "requires_grad", True):
-        out.backward()
+        with _gradients_kept(out, leaves):
+            out.backward()
     # else: a Tensor that depends on no input (a constant): every gradient is 0,
     # and the finite differences below must agree.
     analytic = [np.array(to_numpy(leaf.grad), dtype=np.float64) if leaf.has_grad()
@@ -137,6 +140,28 @@ def gradcheck(
                 f"atol={atol}, rtol={rtol})"
             )
     return True
+
+
+@contextmanager
+def _gradients_kept(out: Any, own: list) -> Iterator[None]:
+    """Leave the gradients of the leaves ``f`` reads from outside (a model's parameters) as they
+    were: gradcheck's backward fills only its own leaves', as a check must change nothing.
+
+    Each outside leaf's gradient is taken off it before the backward and put back after, so
+    an in-place sum (a Tensor leaf's ``grad += ...``) never reaches the array it had.
+    """
+    mine = set(own)
+    outside = [node for node in graph.topo_sort(out) if not node.parents and node not in mine]
+    kept = [node.grad if node.has_grad() else None for node in outside]
+    for node in outside:
+        node.zero_grad()
+    try:
+        yield
+    finally:
+        for node, grad in zip(outside, kept):
+            node.zero_grad()
+            if grad is not None:
+                node.accumulate(grad)
 
 
 def _first(mask: np.ndarray) -> tuple[tuple[int, ...], str]:
