@@ -379,3 +379,27 @@ def test_a_values_gradient_of_another_kind_of_number_is_refused():
     with pytest.raises(TypeError, match=r"parameter 0 is a Value, but its gradient is a float32"):
         SGD([v], lr=0.1).step()
     assert v.data == 1.0 and type(v.data) is float
+
+
+@pytest.mark.parametrize("make", [
+    lambda params: SGD(params, lr=1e10),
+    lambda params: SGD(params, lr=1e10, momentum=0.9),
+    lambda params: Adam(params, lr=0.1),
+], ids=["SGD", "SGD with momentum", "Adam"])
+def test_an_update_that_overflows_is_refused_and_the_parameter_and_its_state_kept(make):
+    # A finite gradient too large for the step: SGD wrote inf into the parameter, and Adam's
+    # running mean of squares became inf, after which the parameter never moved again.
+    t = Tensor(np.array([1.0, 2.0], dtype=np.float32), requires_grad=True)
+    v = Value(1.0)
+    for param, small, huge in ((t, np.full(2, 1e-20, np.float32), np.full(2, 1e30, np.float32)),
+                               (v, 1e-20, 1e300)):
+        optimiser = make([param])
+        param.grad = small
+        optimiser.step()  # a step within range first, so that there is a state to keep
+        before, state = np.copy(param.data), dict(optimiser.state[0])
+        param.grad = huge
+        with np.errstate(over="ignore", invalid="ignore"), \
+                pytest.raises(OverflowError, match="the update of parameter 0 overflows the float type"):
+            optimiser.step()
+        np.testing.assert_array_equal(param.data, before)
+        assert optimiser.state[0] == state  # the same objects (arrays compare by identity first)

@@ -14,8 +14,9 @@ order of operations, so the same run gives the same numbers in both, to rounding
 What would corrupt a parameter is refused where it enters: a setting that is not a
 finite number in range (whenever it is set: at construction, or later, as a schedule sets
 ``opt.lr``), a parameter that is not a leaf or the same parameter twice (at construction),
-and a gradient that is not a number or an array of them, not finite, or not of its
-parameter's shape (at ``step()``).
+a gradient that is not a number or an array of them, not finite, or not of its parameter's
+shape, and an update that overflows the float type, in the parameter or in the optimiser's
+running means (at ``step()``, which then leaves that parameter and its state as they were).
 """
 
 from __future__ import annotations
@@ -28,7 +29,9 @@ import numpy as np
 
 from tinyad.validation import check_setting, type_name
 from tinyad.graph import is_node
-from tinyad.tensor.backend import NUMPY, all_finite, describe, dtype_name, is_array, namespace, same_device
+from tinyad.tensor.backend import (
+    NUMPY, all_finite, describe, dtype_name, is_array, namespace, same_device, to_numpy,
+)
 
 
 class Setting:
@@ -65,11 +68,23 @@ class Optimizer:
             p.zero_grad()
 
     def step(self) -> None:
-        """One update of every parameter that has a gradient (a Tensor's may have none yet)."""
+        """One update of every parameter that has a gradient (a Tensor's may have none yet).
+
+        A parameter whose gradient is not finite, or whose update overflows the float type (the
+        parameter, or a running mean in its ``state``), is left as it was, with an error naming it.
+        """
         for k, (p, state) in enumerate(zip(self.params, self.state)):
             if p.has_grad():
                 _check_grad(k, p)
+                data, kept = p.data, (dict(state) if state else None)
                 self.update(p, state)
+                # Asked of the result rather than of the gradient: a gradient with nan or inf gives
+                # a result with them too, and so does a step beyond the float type.
+                if not _finite(p.data) or (state and not all(map(_finite, state.values()))):
+                    p.data = data
+                    state.clear()
+                    state.update(kept or {})
+                    _refuse_update(k, p, self)
 
     def update(self, p: Any, state: dict[str, Any]) -> None:
         """Move one parameter ``p`` by its gradient; ``state`` is its own dict, kept between steps."""
@@ -206,8 +221,6 @@ def _check_grad(k: int, p: Any) -> None:
     ValueError naming what is wrong."""
     g, data = p.grad, p.data
     if type(g) is float and type(data) is float:  # a Value's: one number each, quickly
-        if not math.isfinite(g):
-            raise ValueError(f"parameter {k} has the gradient {g}: the update would make it {g}")
         return
     if type(g) is np.ndarray and type(data) is np.ndarray:  # a NumPy Tensor's, quickly
         if g.dtype != data.dtype:
@@ -216,8 +229,6 @@ def _check_grad(k: int, p: Any) -> None:
             _check_dtype(k, g, data)
         if g.shape != data.shape:
             _check_shape(k, g.shape, data.shape)
-        if not all_finite(g, NUMPY):
-            _not_finite(k, g, np)
         return
     if not _is_real(g):  # a list or a string would fail later, in the library's words
         _not_real(k, g)
@@ -238,8 +249,6 @@ def _check_grad(k: int, p: Any) -> None:
             f"parameter {k} is a Value, but its gradient is a {type_name(g)} ({g!r:.60}): a Value's "
             "gradient is a Python number, and the update would make its data one too"
         )
-    if not all_finite(g, xp):
-        _not_finite(k, g, xp)
 
 
 def _check_dtype(k: int, g: Any, data: Any) -> None:
@@ -274,9 +283,31 @@ def _check_shape(k: int, grad_shape: tuple[int, ...], data_shape: tuple[int, ...
         )
 
 
-def _not_finite(k: int, g: Any, xp: Any) -> NoReturn:
-    bad = int(xp.count_nonzero(~xp.isfinite(g)))
-    raise ValueError(
-        f"parameter {k}'s gradient has {bad} nan or inf entries: the update would write them "
-        "into the parameter"
+def _finite(x: Any) -> bool:
+    """Whether a parameter's data or an entry of its state (a number, an array) holds no nan or inf."""
+    if type(x) is np.ndarray:
+        return all_finite(x, NUMPY)
+    if isinstance(x, numbers.Real):
+        return math.isfinite(x)
+    return not is_array(x) or all_finite(x, namespace(x))
+
+
+def _refuse_update(k: int, p: Any, optimiser: Optimizer) -> NoReturn:
+    """The error for parameter ``k``, whose update made its data or its state not finite."""
+    g = p.grad
+    if not _finite(g):
+        if isinstance(g, numbers.Real):
+            raise ValueError(f"parameter {k} has the gradient {g}: the update would make it {g}")
+        xp = namespace(g)
+        bad = int(xp.count_nonzero(~xp.isfinite(g)))
+        raise ValueError(
+            f"parameter {k}'s gradient has {bad} nan or inf entries: the update would write them "
+            "into the parameter"
+        )
+    largest = float(np.max(np.abs(to_numpy(g))))
+    raise OverflowError(
+        f"the update of parameter {k} overflows the float type (its largest gradient entry is "
+        f"{largest:.3g}, lr = {optimiser.lr:g}): it would hold inf or nan, in its data or in "
+        f"{type(optimiser).__name__}'s running means. The parameter is left as it was; a smaller "
+        "lr, a loss of smaller scale or clipped gradients would step within range"
     )
