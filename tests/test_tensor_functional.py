@@ -320,3 +320,17 @@ def test_cross_entropy_with_its_arguments_swapped_says_so():
         F.cross_entropy(np.array([0, 1, 2, 1]), logits)
     with pytest.raises(TypeError, match="are the two swapped"):
         F.cross_entropy(np.array([0, 1, 2, 1]), Tensor(np.ones((4, 3))))
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_a_loss_whose_terms_are_finite_has_a_finite_mean(dtype):
+    # The mean was the sum over the count: two terms near the float type's limit summed to inf.
+    big = float(np.finfo(dtype).max) * 0.6
+    with np.errstate(all="raise", under="ignore"):
+        logits = Tensor(np.array([[-big, 0.0], [-big, 0.0]], dtype=dtype))
+        assert F.cross_entropy(logits, [0, 0]).item() == pytest.approx(big, rel=1e-6)
+        # -log(sigmoid(-big)) is about big for a target of 1
+        assert F.binary_cross_entropy_with_logits(Tensor(np.full(2, -big, dtype)), [1.0, 1.0]).item() \
+            == pytest.approx(big, rel=1e-6)
+    root = np.sqrt(big)  # each squared error is big
+    assert F.mse(Tensor(np.full(2, root, dtype)), np.zeros(2, dtype)).item() == pytest.approx(big, rel=1e-5)

@@ -231,7 +231,7 @@ def cross_entropy(logits: Tensor, targets: Labels) -> Tensor:
     # -log p[label] = log(s) - (x[label] - m), with s >= 1; x[label] is sum(one_hot * x) in a row.
     losses = xp.log(s) - (xp.sum(one_hot * logits.data, axis=1, keepdims=True) - m)
     probabilities = e / s
-    data = xp.sum(losses) / batch
+    data = xp.sum(losses / batch)  # divided first: a sum of large losses may overflow, their mean not
     return logits.new_node(data, parents=(logits,), op="cross_entropy",
                            backward_rule=cross_entropy_backward, saved=(one_hot, probabilities))
 
@@ -290,7 +290,7 @@ def binary_cross_entropy_with_logits(logits: Tensor, targets: Any) -> Tensor:
         )
     x = logits.data
     losses = xp.maximum(x, 0.0) - x * t + xp.log1p(xp.exp(-xp.abs(x)))
-    data = xp.sum(losses) / logits.size
+    data = xp.sum(losses / logits.size)  # divided first, as in cross_entropy
     return logits.new_node(data, parents=(logits, targets), op="bce_with_logits",
                            backward_rule=binary_cross_entropy_with_logits_backward)
 
@@ -309,7 +309,7 @@ def mse(pred: Tensor, target: Any) -> Tensor:
     """Mean of ``(pred - target) ** 2``; both must have the same shape (no broadcasting)."""
     pred, target = _entry_by_entry("mse", "pred and target", pred, target)
     diff = pred.data - target.data
-    data = pred.xp.sum(diff * diff) / pred.size
+    data = pred.xp.sum(diff * diff / pred.size)  # divided first, as in cross_entropy
     return pred.new_node(data, parents=(pred, target), op="mse", backward_rule=mse_backward, saved=diff)
 
 
