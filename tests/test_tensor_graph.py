@@ -688,6 +688,24 @@ def test_a_rule_that_gives_accumulate_what_is_not_an_array_is_named(give, words)
             node.sum().backward()
 
 
+@pytest.mark.parametrize("own, words", [
+    # Before: the sum broadcast to (2, 2), a list took the gradient's entries as new items, a
+    # float32 gradient stayed float32, an int one failed in NumPy's words.
+    (np.zeros((2, 2)), r"has a grad that is an array of shape \(2, 2\) and dtype float64, set by hand"),
+    ([5.0], r"has a grad that is a list \(\[5\.0\]\), set by hand"),
+    (np.zeros(2, dtype=np.float32), r"has a grad that is an array of shape \(2,\) and dtype float32, set by hand"),
+    (np.zeros(2, dtype=np.int64), r"has a grad that is an array of shape \(2,\) and dtype int64, set by hand"),
+])
+def test_a_leaf_gradient_set_by_hand_to_another_shape_type_or_dtype_is_named(own, words):
+    w = Tensor([1.0, 2.0], requires_grad=True)
+    w.grad = own
+    with pytest.raises(TypeError, match=r"a tensor of shape \(2,\) and dtype float64 " + words):
+        (w * 2).sum().backward()
+    w.grad = np.array([0.5, 0.5])  # one of its own shape and dtype is added into, in place
+    (w * 2).sum().backward()
+    assert np.array_equal(w.grad, [2.5, 2.5])
+
+
 def test_a_tensor_formats_as_its_number_and_is_no_float_no_numpy_array_and_has_no_order():
     loss = (Tensor([0.5, 0.25], requires_grad=True) * 2).sum()
     assert f"{loss:.3f}" == "1.500" and f"{loss}" == repr(loss)

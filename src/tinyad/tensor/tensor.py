@@ -522,7 +522,10 @@ class Tensor:
             # A leaf's own array: add in place, as a hand-written loop does (dw += ...). A weight
             # used at every step of an RNN takes T gradients, and a new array for each sum costs
             # an allocation and a pass over fresh memory (benchmarks/README.md, Array engine).
-            self.grad += grad
+            own = self.grad
+            if type(own) is not type(data) or own.shape != data.shape or own.dtype != data.dtype:
+                raise _gradient_set_by_hand(own, self)  # p.grad = ... : the sum would take its shape
+            own += grad
 
     def new_leaf(self, data: ArrayLike) -> Tensor:
         """A leaf holding ``data`` whose gradient backward fills (gradcheck's nudged inputs).
@@ -560,6 +563,20 @@ def _check_gradient_array(grad: Any, node: Tensor) -> None:
             f"a backward rule gave a {type_name(grad)} ({grad!r:.60}) to accumulate (for a tensor of "
             f"shape {node.shape}): a gradient is an array of the tensor's shape, in its library"
         )
+
+
+def _gradient_set_by_hand(own: Any, node: Tensor) -> TypeError:
+    """The error for a leaf whose ``grad``, set by hand, is not an array of its shape and dtype:
+    adding into it would broadcast to another shape, extend a list, or fail in NumPy's words."""
+    if hasattr(own, "shape") and hasattr(own, "dtype"):
+        what = f"an array of shape {tuple(own.shape)} and dtype {dtype_name(own.dtype)}"
+    else:
+        what = f"a {type_name(own)} ({own!r:.40})"
+    return TypeError(
+        f"a tensor of shape {node.shape} and dtype {dtype_name(node.dtype)} has a grad that is {what}, "
+        "set by hand (t.grad = ...): backward adds into a gradient of the tensor's own shape and "
+        "dtype, in its library. Set one like that, or t.grad = None to start from none"
+    )
 
 
 def freed_backward(out: Tensor) -> None:
