@@ -161,6 +161,12 @@ MUTANTS = {
                 m = xp.max(x, axis=axis, keepdims=True)
                 return xp.squeeze(m, axis=axis) + xp.log(xp.sum(xp.exp(x - m), axis=axis))
             """,
+            "written for 2-D arrays only": """
+                xp = array_namespace(x)
+                m = xp.max(x, axis=axis, keepdims=True)
+                drop = m[:, 0] if axis in (1, -1) else m[0, :]
+                return drop + xp.log(xp.sum(xp.exp(x - m), axis=axis))
+            """,
             "the result as a NumPy array": """
                 xp = array_namespace(x)
                 m = xp.max(x, axis=axis, keepdims=True)
