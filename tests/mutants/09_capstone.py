@@ -35,6 +35,8 @@ MUTANTS = {
                 order = np.array(order)
                 return [order[start:start + batch_size] for start in range(0, n, batch_size)]
             """,
+            "a lone last index dropped": [("range(0, n, batch_size)", "range(0, n - 1, batch_size)")],
+            "the indices as floats": [("permutation(n)\n", "permutation(n).astype(float)\n")],
             "another draw of the named generator": [("np.random.default_rng(seed).permutation(n)",
                                                      "np.random.default_rng(seed).choice(n, size=n, replace=False)")],
             # The right batches, but the learner's global random state is changed.
@@ -118,6 +120,12 @@ MUTANTS = {
             "argmax over the batch axis": [("argmax(axis=1) == y", "argmax(axis=0) == y")],
             "the count, not the fraction": [("np.mean(", "np.sum(")],
             "the largest logit's value compared with y": [("logits.data.argmax(axis=1) == y", "logits.data.max(axis=1) == y")],
+            "the parameters' requires_grad switched off instead of no_grad": """
+                for p in model.parameters():
+                    p.requires_grad = False
+                logits = model(Tensor(x))
+                return float(np.mean(logits.data.argmax(axis=1) == y))
+            """,
             "integer division": [("float(np.mean(logits.data.argmax(axis=1) == y))",
                                   "int(np.sum(logits.data.argmax(axis=1) == y)) // len(y)")],
         },
@@ -166,6 +174,18 @@ MUTANTS = {
                                             "train_epoch(model, optimiser, np.random.default_rng(seed))")],
             "the seed ignored": [("    model, optimiser, rng = new_run(seed)\n", "    model, optimiser, rng = new_run(0)\n")],
             "the accuracy in percent": [("float(np.mean(", "100 * float(np.mean(")],
+            "every epoch trained, the list cut at the milestone": """
+                model, optimiser, rng = new_run(seed)
+                accuracies = []
+                for _ in range(max_epochs):
+                    train_epoch(model, optimiser, rng)
+                    with no_grad():
+                        accuracies.append(float(np.mean(model(Tensor(x_val)).data.argmax(axis=1) == y_val)))
+                for epoch, reached in enumerate(accuracies, start=1):
+                    if reached >= target:
+                        return epoch, accuracies[:epoch]
+                return None, accuracies
+            """,
         },
         "right": """
             model, optimiser, rng = new_run(seed)
