@@ -379,6 +379,12 @@ def test_a_value_formats_as_its_number_and_refuses_to_be_a_float_or_ordered():
             compare()
 
 
+def test_a_number_to_the_power_of_a_value_says_how_to_write_it():
+    # Python's words were "unsupported operand type(s) for ** or pow(): 'int' and 'Value'".
+    with pytest.raises(TypeError, match=r"2 \*\* a Value: .*base \*\* v is \(v \* math\.log\(base\)\)\.exp\(\)"):
+        2 ** Value(3.0)
+
+
 def test_backward_names_a_leaf_whose_gradient_a_rule_made_a_value():
     # A rule written by hand with b for b.data: before, "must be real number, not Value" from isfinite.
     a, b = Value(2.0, "a"), Value(3.0, "b")

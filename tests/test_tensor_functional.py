@@ -334,3 +334,19 @@ def test_a_loss_whose_terms_are_finite_has_a_finite_mean(dtype):
             == pytest.approx(big, rel=1e-6)
     root = np.sqrt(big)  # each squared error is big
     assert F.mse(Tensor(np.full(2, root, dtype)), np.zeros(2, dtype)).item() == pytest.approx(big, rel=1e-5)
+
+
+@pytest.mark.parametrize("labels, error, words", [
+    ([[0], [1, 2]], ValueError, "one integer label per row, got a ragged list"),
+    (None, TypeError, r"integer class labels \(a list or an array of ints\), got NoneType"),
+    ((k for k in range(2)), TypeError, "got generator"),
+    # 1e30 as an int64 was -9223372036854775808, and named as such
+    (Tensor([0.0, 1e30]), ValueError, r"got label 1e\+30, but there are 3 classes"),
+    (Tensor([0.0, -3.0]), ValueError, "got label -3, but there are 3 classes"),
+    ([0, 5], ValueError, "got label 5, but there are 3 classes"),
+])
+def test_cross_entropy_names_labels_that_are_not_classes(labels, error, words):
+    with pytest.raises(error, match=words):
+        F.cross_entropy(Tensor(np.zeros((2, 3)), requires_grad=True), labels)
+    with pytest.raises(ValueError, match=r"with at least one class, got shape \(2, 0\)"):
+        F.cross_entropy(Tensor(np.zeros((2, 0))), [0, 0])  # was "labels must be in 0..-1"

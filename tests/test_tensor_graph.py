@@ -373,6 +373,25 @@ def test_checkpoint_inside_checkpoint():
         np.testing.assert_allclose(got, t.grad, rtol=1e-12)
 
 
+def test_assigning_to_a_tensors_entries_says_to_change_its_data():
+    t = Tensor([1.0, 2.0], requires_grad=True)
+    with pytest.raises(TypeError, match=r"t\[index\] = \.\.\.: .*t\.data\[index\] = \.\.\."):
+        t[0] = 5.0  # was "'Tensor' object does not support item assignment"
+    assert np.array_equal(t.data, [1.0, 2.0])
+
+
+def test_checkpoint_over_a_block_that_needs_no_gradient_says_so():
+    # A forgotten requires_grad=True: without checkpoint, backward refuses; with it, the walk
+    # ended in silence, w.grad stayed None and the optimiser skipped w.
+    X, w = Tensor(np.ones((4, 3))), Tensor(np.ones((3, 1)))
+    with pytest.raises(RuntimeError, match="does not require grad"):
+        (X @ w).sum().backward()
+    with pytest.raises(RuntimeError, match=r"checkpoint: the block's output \(shape \(\)\) needs no "
+                                           "gradient.*Give the parameters requires_grad=True"):
+        checkpoint(lambda x: (x @ w).sum(), X).backward()
+    assert w.grad is None
+
+
 def test_checkpoint_refuses_an_interior_tensor_captured_from_outside():
     # h needs a gradient and is not passed in: the checkpoint node does not know it
     # depends on h, so the walk could finish h before the recomputation adds its share.

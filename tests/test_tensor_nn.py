@@ -73,10 +73,12 @@ def test_rnn_matches_torch_and_zero_grad_clears():
 
 def test_rnn_shape_errors():
     rnn = nn.RNN(3, 5, seed=0)
-    with pytest.raises(ValueError, match=r"\(T, batch, 3\), got \(7, 2, 4\)"):
+    with pytest.raises(ValueError, match=r"\(T, batch, 3\) with T >= 1 time steps, got \(7, 2, 4\)"):
         rnn(np.zeros((7, 2, 4)))
     with pytest.raises(ValueError, match=r"h0 of shape \(2, 5\), got \(2, 4\)"):
         rnn(np.zeros((7, 2, 3)), h0=np.zeros((2, 4)))
+    with pytest.raises(ValueError, match=r"with T >= 1 time steps, got \(0, 2, 3\)"):
+        rnn(np.zeros((0, 2, 3)))  # was [], whose [-1] is an IndexError a line later
 
 
 def test_bad_sizes_are_named():

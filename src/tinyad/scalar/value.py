@@ -204,6 +204,12 @@ class Value:
     def __rtruediv__(self, other: Number) -> Value:
         return Value(other) / self
 
+    def __rpow__(self, base: Number) -> Value:
+        raise TypeError(
+            f"{base!r} ** a Value: a Value is raised to a number's power (v ** 2), not the other way; "
+            f"for a base > 0, base ** v is (v * math.log(base)).exp(), which has a gradient"
+        )
+
     # -- functions --------------------------------------------------------------
 
     def tanh(self) -> Value:

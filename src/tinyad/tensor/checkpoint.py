@@ -61,9 +61,21 @@ def checkpoint_backward(out: Tensor) -> None:
     if recomputed.requires_grad:
         # The inner walk fills the parameters' grads directly and the inputs' copies here.
         recomputed.backward(out.grad)
+    elif not any(t.requires_grad for t in out.parents):
+        raise _needs_no_gradient(out)  # nothing fn reads needs one: a forgotten requires_grad=True?
     for t, x in zip(out.parents, inputs):
         if t.requires_grad and x.has_grad():
             t.accumulate(x.grad)
+
+
+def _needs_no_gradient(out: Tensor) -> RuntimeError:
+    """The error for a checkpointed block that nothing needing a gradient went into. Without
+    checkpoint, backward would have said so; with it, the walk would end and fill nothing."""
+    return RuntimeError(
+        f"checkpoint: the block's output (shape {out.shape}) needs no gradient: neither the tensors "
+        "passed to checkpoint nor the ones fn reads (its parameters) require grad, so backward "
+        "would fill nothing. Give the parameters requires_grad=True, or call fn directly"
+    )
 
 
 def _refuse_captured_interior(block: list[Tensor], recomputed: Tensor) -> None:

@@ -179,12 +179,21 @@ def _one_hot(targets: Labels, logits: Tensor) -> Any:
                 f"{targets.shape}{' that require grad' if targets.requires_grad else ''} and logits of "
                 f"shape {logits.shape}; are the two swapped?"
             )
-        # A Tensor holds floats; labels stored in one must be whole numbers.
+        # A Tensor holds floats; labels stored in one must be whole numbers, and within the
+        # classes before they become ints (1e30 as an int64 is a large negative number).
         if not xp.all(targets.data == xp.round(targets.data)):
             raise TypeError("cross_entropy needs integer class labels, got a Tensor of fractions")
+        if logits.ndim == 2 and not xp.all((targets.data >= 0) & (targets.data < logits.shape[1])):
+            raise _label_out_of_range(targets.data, logits.shape[1])
         labels = xp.astype(targets.data, xp.int64)
     elif isinstance(targets, (list, tuple, np.ndarray)) or not is_array(targets):
-        labels = np.asarray(targets)
+        try:
+            labels = np.asarray(targets)
+        except ValueError:  # NumPy's words for nested lists of different lengths
+            raise ValueError("cross_entropy needs one integer label per row, got a ragged list") from None
+        if labels.dtype == object:  # None, a generator, a set: no numbers NumPy could see
+            raise TypeError(f"cross_entropy needs integer class labels (a list or an array of ints), got "
+                            f"{type_name(targets)}")
         if labels.size == 0:
             labels = labels.astype(np.intp)  # an empty list has no dtype of its own
     else:
@@ -194,9 +203,10 @@ def _one_hot(targets: Labels, logits: Tensor) -> Any:
         labels = targets
     if not namespace(labels).isdtype(labels.dtype, "integral"):
         raise TypeError(f"cross_entropy needs integer class labels, got dtype {dtype_name(labels.dtype)}")
-    if logits.ndim != 2:
+    if logits.ndim != 2 or logits.shape[1] == 0:
         raise ValueError(
-            f"cross_entropy needs logits of shape (batch, classes), got shape {logits.shape}"
+            f"cross_entropy needs logits of shape (batch, classes) with at least one class, got shape "
+            f"{logits.shape}"
         )
     batch, classes = logits.shape
     if tuple(labels.shape) != (batch,):
@@ -211,12 +221,17 @@ def _one_hot(targets: Labels, logits: Tensor) -> Any:
     # A label outside 0..classes-1 matches no class. (Counted on the booleans: cheaper than a
     # float sum of the one-hot rows, and this runs on every training step.)
     if xp.count_nonzero(matches) != batch:
-        plain = to_numpy(labels)
-        raise ValueError(
-            f"cross_entropy got label {int(plain[(plain < 0) | (plain >= classes)][0])}, but there "
-            f"are {classes} classes (labels must be in 0..{classes - 1})"
-        )
+        raise _label_out_of_range(labels, classes)
     return xp.astype(matches, logits.dtype)
+
+
+def _label_out_of_range(labels: Any, classes: int) -> ValueError:
+    """The error for labels (ints, or whole floats in a Tensor) of which one is not a class."""
+    plain = to_numpy(labels)
+    return ValueError(
+        f"cross_entropy got label {plain[(plain < 0) | (plain >= classes)][0]:.6g}, but there are "
+        f"{classes} classes (labels must be in 0..{classes - 1})"
+    )
 
 
 def cross_entropy(logits: Tensor, targets: Labels) -> Tensor:

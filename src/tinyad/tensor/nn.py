@@ -131,8 +131,9 @@ class RNN(Module):
     def __call__(self, x: Any, h0: Any = None) -> list[Tensor]:
         W_x = self.W_x
         x = x if isinstance(x, Tensor) else constant(x, W_x, W_x.dtype)
-        if x.ndim != 3 or x.shape[2] != self.nin:
-            raise ValueError(f"RNN({self.nin}, {self.nhidden}) needs x of shape (T, batch, {self.nin}), got {x.shape}")
+        if x.ndim != 3 or x.shape[2] != self.nin or x.shape[0] == 0:
+            raise ValueError(f"RNN({self.nin}, {self.nhidden}) needs x of shape (T, batch, {self.nin}) with "
+                             f"T >= 1 time steps, got {x.shape}")
         if h0 is None:
             h = Tensor(W_x.xp.zeros((x.shape[1], self.nhidden), dtype=W_x.dtype, device=W_x.device))
         else:

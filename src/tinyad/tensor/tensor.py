@@ -452,6 +452,13 @@ class Tensor:
         """``t[index]``: basic, integer-array and boolean-mask indexing, as in NumPy."""
         return shapes.getitem(self, index)
 
+    def __setitem__(self, index: Any, value: Any) -> NoReturn:
+        raise TypeError(
+            "t[index] = ...: a Tensor's entries are not assigned, since its graph could not follow: "
+            "change its array, t.data[index] = ... (no gradient flows through that), or make a new "
+            "tensor with ops"
+        )
+
     # -- backward -------------------------------------------------------------
 
     def backward(self, grad: ArrayLike | None = None, retain_graph: bool = False) -> None:
