@@ -48,7 +48,12 @@ from tinyad.course.score_table import blanks_in
 
 import nbgrader_course
 import nbtools
-import textforms
+
+try:
+    import textforms
+except ModuleNotFoundError as missing:  # jupytext, of the test extra: --release and --nbgrader need none
+    textforms = None
+    TEXTFORMS_MISSING = missing
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -243,6 +248,10 @@ def main() -> None:
         help="write the course as an nbgrader course (nbgrader_course.py) into DIR instead of building",
     )
     args = parser.parse_args()
+    if args.release and args.nbgrader:
+        parser.error("--release and --nbgrader write two different copies of the course: one at a time")
+    if (args.release or args.nbgrader) and args.lessons:
+        parser.error("--release and --nbgrader copy every lesson as it is built: give no lesson numbers")
     if args.release:
         release(args.release)
         return
@@ -252,6 +261,9 @@ def main() -> None:
         print(f"wrote the nbgrader course into {args.nbgrader}: {len(names)} assignments, "
               f"{names[0]} to {names[-1]}; next, from there: nbgrader generate_assignment NN_name")
         return
+    if textforms is None:
+        sys.exit(f"build.py: building lessons from their text forms needs {TEXTFORMS_MISSING.name} "
+                 "(python -m pip install -e \".[test]\")")
     missing = missing_references()
     if missing and not args.allow_missing:
         sys.exit(

@@ -90,6 +90,8 @@ MUTANTS = {
             "1 instead of out.grad": [("a.grad += out.grad", "a.grad += 1.0"), ("b.grad += out.grad", "b.grad += 1.0")],
             "the second parent forgotten": [("b.grad += out.grad", "pass")],
             "a + a counted once": [("b.grad += out.grad", "b.grad += out.grad if b is not a else 0.0")],
+            "the node added, not its gradient": [("a.grad += out.grad", "a.grad += out"),
+                                                 ("b.grad += out.grad", "b.grad += out")],
         },
         "right": "for parent in out.parents:\n    parent.grad += out.grad",
     },
