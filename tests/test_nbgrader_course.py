@@ -209,11 +209,15 @@ def test_the_checks_are_the_solutions_own_and_the_release_is_the_exercise(course
         solution = nbtools.read(ROOT / "solutions" / f"{name}.ipynb")
         source, released = notebook_of(course, "source", name), notebook_of(course, "release", name)
         graded = [c.source for c in source.cells if c.metadata["nbgrader"]["grade"]]
-        assert graded == [c.source for c in solution.cells if nbtools.is_check_cell(c)], name
+        assert graded == [nbgrader_course.on_the_hub(c.source, c.cell_type)
+                          for c in solution.cells if nbtools.is_check_cell(c)], name
         exercise = nbtools.make_exercise(solution, f"{name}.ipynb")
-        # The same cells, but nbgrader's one stub for every blank cannot name the exercise.
-        unnamed = [re.sub(r"Exercise \d+ is not started", "This exercise is not started", c.source)
-                   for c in exercise.cells]
+        # The same cells, read on the hub, but nbgrader's one stub for every blank cannot name
+        # the exercise.
+        unnamed = [re.sub(r"Exercise \d+ is not started", "This exercise is not started",
+                          nbgrader_course.on_the_hub(c.source, c.cell_type)) for c in exercise.cells]
+        released_text = "\n".join(c.source for c in released.cells)
+        assert "--nbval-lax" not in released_text and "NBVAL_" not in released_text, name
         assert [c.source for c in released.cells] == unnamed, (
             f"release/{name} differs from the exercise notebook the course makes from its solution")
         # Only the answers are editable: the autograder puts back every other cell as the source has it.

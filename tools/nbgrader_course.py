@@ -21,7 +21,10 @@ schema 3), are:
 - a markdown answer (the course has none today): a manually graded answer worth one
   point, graded by hand in nbgrader's formgrader.
 
-Outputs are cleared. Each grade id names the cell's exercise and role (``ex2-answer``,
+Every cell's source is the solution's, as read on a hub (``on_the_hub``): the sentence that
+says how to grade the notebook from a terminal (``python -m pytest --nbval-lax exercises/...``,
+a path the hub does not have) says to use Validate instead, and nbval's ``# NBVAL_...``
+comments are left out of the code. Outputs are cleared. Each grade id names the cell's exercise and role (``ex2-answer``,
 ``ex2-check``, ``ex2-text``, ``ex2-code-2``; ``notebook-...`` outside the exercises).
 
 **Points.** An exercise (``## Exercise N: title`` and the cells up to the next ``## ``
@@ -179,6 +182,21 @@ def nbgrader_metadata(kind: str, cell_type: str, grade_id: str, points: float | 
     return meta
 
 
+# "To grade the whole notebook from a terminal, in the repository root:" and its command.
+TERMINAL_GRADING = re.compile(
+    r"To (?:grade|check) the whole notebook[^:\n]*:\s*`?python -m pytest --nbval-lax \S+?\.ipynb`?")
+ON_THE_HUB = ("To check the whole notebook, use Validate (in the Assignments list, or the button above "
+              "the notebook): it runs every check, as the grading will.")
+
+
+def on_the_hub(source: str, cell_type: str) -> str:
+    """A cell's source as a student on the hub reads it: no terminal command into a repository
+    the hub does not have, no comment addressed to nbval."""
+    if cell_type == "markdown":
+        return TERMINAL_GRADING.sub(ON_THE_HUB, source)
+    return "\n".join(line for line in source.split("\n") if not line.lstrip().startswith("# NBVAL_"))
+
+
 def assignment(solution: NotebookNode, name: str = "notebook") -> NotebookNode:
     """The nbgrader source notebook made from a solution notebook (which is left unchanged)."""
     nb = copy.deepcopy(solution)
@@ -192,6 +210,7 @@ def assignment(solution: NotebookNode, name: str = "notebook") -> NotebookNode:
         grade_id = f"{prefix}-{kind}" + (f"-{seen[prefix, kind]}" if seen[prefix, kind] > 1 else "")
         worth = points.get(index) if kind == "check" else MANUAL_POINTS
         cell.metadata["nbgrader"] = nbgrader_metadata(kind, cell.cell_type, grade_id, worth)
+        cell.source = on_the_hub(cell.source, cell.cell_type)
         if cell.cell_type == "code":
             cell.outputs = []
             cell.execution_count = None
