@@ -760,3 +760,12 @@ def test_an_in_place_operator_on_a_parameter_is_refused_and_elsewhere_makes_a_ne
     total.backward()
     np.testing.assert_allclose(total.data, 10.0)
     np.testing.assert_allclose(p.grad, [6.0, 12.0])  # 2p from the first backward, 4p from the sum
+
+
+def test_a_backward_grad_too_large_for_the_outputs_dtype_is_named_as_such():
+    # It was "needs a finite grad: it has nan or inf entries", for a grad of finite numbers.
+    y = Tensor(np.ones(2, np.float32), requires_grad=True) * 2
+    with pytest.raises(ValueError, match=r"has entries too large for float32 \(beyond about 3\.4e\+38\)"):
+        y.backward(np.array([1e300, 1.0]))
+    with pytest.raises(ValueError, match="needs a finite grad: it has nan or inf entries"):
+        y.backward(np.array([np.nan, 1.0]))

@@ -754,7 +754,8 @@ def _seed(grad: ArrayLike, out: Tensor) -> Any:
             raise cannot_combine(given, own, out.data, xp, "backward")
     try:
         if xp is NUMPY:
-            seed = np.array(given, dtype=out.dtype)
+            with np.errstate(over="ignore"):  # a grad too large for float32 is named below
+                seed = np.array(given, dtype=out.dtype)
         elif is_array(given) and not isinstance(given, numbers.Real):
             seed = xp.asarray(given, dtype=out.dtype, copy=True)
         else:
@@ -769,6 +770,8 @@ def _seed(grad: ArrayLike, out: Tensor) -> Any:
             f"got shape {tuple(seed.shape)}"
         )
     if not all_finite(seed, xp):
+        if np.all(np.isfinite(np.asarray(to_numpy(given) if is_array(given) else given, dtype=np.float64))):
+            raise ValueError(f"backward(grad=...) has entries {_too_large(out.dtype, xp)}, the output's dtype")
         raise ValueError("backward(grad=...) needs a finite grad: it has nan or inf entries")
     return seed
 
