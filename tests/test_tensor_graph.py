@@ -523,6 +523,26 @@ def test_no_grad_is_also_a_decorator_with_or_without_parentheses():
         no_grad(5)
 
 
+def test_no_grad_on_a_generator_function_holds_in_each_step_and_not_between():
+    # Calling a generator function runs none of its body: the decorator's setting was over before
+    # the first step, and every tensor it yielded had a graph.
+    x = Tensor([1.0], requires_grad=True)
+
+    @no_grad()
+    def doubles(t, n):
+        for _ in range(n):
+            t = t * 2
+            yield t
+        return "done"
+
+    steps = doubles(x, 3)
+    first = next(steps)
+    assert (x * 2).requires_grad, "between steps, the caller's own setting holds"
+    rest = list(steps)
+    assert [t.item() for t in [first, *rest]] == [2.0, 4.0, 8.0]
+    assert not any(t.requires_grad or t.parents for t in [first, *rest])
+
+
 def test_a_no_grad_function_running_in_one_thread_leaves_another_recording():
     import threading
 

@@ -4,7 +4,8 @@ An op records its parents and backward rule only when recording is on and one of
 its inputs requires a gradient. Evaluating a model, or updating parameters by
 hand, needs no graph: ``with no_grad():`` makes every op inside it a plain NumPy
 computation whose result is a leaf. As in PyTorch, ``no_grad()`` also decorates a
-function (``@no_grad()`` or ``@no_grad``): each call runs inside its own ``with no_grad():``.
+function (``@no_grad()`` or ``@no_grad``): each call runs inside its own ``with no_grad():``,
+and each step of a generator function's generator does.
 
 The setting belongs to the thread that changes it, as in PyTorch: a ``no_grad()``
 in one thread leaves every other thread recording.
@@ -13,6 +14,7 @@ in one thread leaves every other thread recording.
 from __future__ import annotations
 
 import functools
+import inspect
 import threading
 from contextlib import contextmanager
 from types import TracebackType
@@ -67,6 +69,8 @@ class _GradMode:
             name = "enable_grad" if self.mode else "no_grad"
             raise TypeError(f"{name} takes a function to decorate, got {type(function).__name__}")
         mode = self.mode
+        if inspect.isgeneratorfunction(function):
+            return _each_step_in(mode, function)
 
         @functools.wraps(function)
         def run(*args: Any, **kwargs: Any) -> Any:
@@ -74,6 +78,25 @@ class _GradMode:
                 return function(*args, **kwargs)
 
         return run  # type: ignore[return-value]
+
+
+def _each_step_in(mode: bool, function: Function) -> Function:
+    """A generator function decorated: calling it only makes the generator, so the setting is
+    applied to each step of it instead, and the caller's own setting holds between steps."""
+
+    @functools.wraps(function)
+    def steps(*args: Any, **kwargs: Any) -> Any:
+        generator = function(*args, **kwargs)
+        sent = None
+        while True:
+            with _GradMode(mode):
+                try:
+                    value = generator.send(sent)
+                except StopIteration as end:
+                    return end.value
+            sent = yield value
+
+    return steps  # type: ignore[return-value]
 
 
 def no_grad(function: Function | None = None) -> _GradMode | Function:
