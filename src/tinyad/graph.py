@@ -12,7 +12,8 @@ and it knows how to reset its gradient, add into it, say whether it has one, let
 what backward no longer needs, and make a new leaf of its own kind. So the walk, the
 optimisers, gradcheck and the stepper never decide for themselves what an empty gradient
 is (``0.0`` for a ``Value``, ``None`` for a ``Tensor``), and nothing outside a node's
-class writes its fields.
+class writes its graph fields (``grad``, ``parents``, ``op``, ``backward_rule``). A leaf's
+``data`` is its value, which training changes: the optimisers write ``p.data``.
 
 A node hashes by identity (neither engine defines a value-based ``==``), so the walk
 keeps the nodes it has seen in a set of the nodes themselves.
@@ -38,7 +39,8 @@ from typing import Any, Callable, Iterator, Optional, Protocol, runtime_checkabl
 class Node(Protocol):
     """A node of either engine's graph: what it holds, and what the walk and the rest ask it to do.
 
-    ``grad`` is for reading: only the node's own methods (and its engine's rules) change it.
+    ``grad`` is for reading: only the node's own methods (and its engine's rules) replace it. A
+    leaf's gradient may be scaled in place (``p.grad *= 0.5``, a clipping), never replaced.
     """
 
     data: Any
