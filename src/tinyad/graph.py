@@ -39,8 +39,8 @@ from typing import Any, Callable, Iterator, Optional, Protocol, runtime_checkabl
 class Node(Protocol):
     """A node of either engine's graph: what it holds, and what the walk and the rest ask it to do.
 
-    ``grad`` is for reading: only the node's own methods (and its engine's rules) replace it. A
-    leaf's gradient may be scaled in place (``p.grad *= 0.5``, a clipping), never replaced.
+    ``grad`` is for reading: in the engine, only the node's own methods (and its engine's rules)
+    change it. A leaf's gradient is also the learner's, to scale in place (``p.grad *= 0.5``).
     """
 
     data: Any
