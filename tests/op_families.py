@@ -7,8 +7,12 @@ keyword arguments. ``domains`` says where each input is drawn from (``DOMAINS``;
 input it does not name). A row runs on every case of its family, or on its own ``cases``;
 ``on_values`` rows run on the scalar engine too, one number per input.
 
-Adding an op to the engines adds one row here. test_op_families.py fails naming any
-``*_backward`` rule in src/ that no row exercises.
+Adding an op to the engines adds one row here, named after the op (its method, or its function
+in ``tensor.functional``). test_op_families.py fails naming any op without a row, and any
+``*_backward`` rule in src/ that no row exercises. A row checks the gradients, by finite
+differences and against PyTorch; an op's numerical care at the ends of its domain (softplus of
+1000, exp near overflow) is tested beside the engine's other tests of it (test_scalar.py,
+test_tensor_ops.py).
 """
 
 from __future__ import annotations

@@ -17,6 +17,7 @@ Inputs are drawn from each row's domains, seeded by the row's and the case's nam
 from __future__ import annotations
 
 import ast
+import inspect
 import zlib
 from pathlib import Path
 from typing import Any
@@ -26,6 +27,7 @@ import pytest
 
 import tinyad
 from tinyad import Tensor, Value, gradcheck, topo_sort
+from tinyad.tensor import functional
 from tinyad.tensor.backend import to_numpy
 from array_libraries import LIBRARIES, TOLERANCE as SAME, kind, namespace, to  # tests/array_libraries.py
 from op_families import FAMILIES, Case, Op, draw  # tests/op_families.py
@@ -251,3 +253,21 @@ def test_relu_has_slope_0_at_0_in_both_engines():
     t = Tensor([0.0, -0.0, 1e-300, -1e-300], requires_grad=True)
     t.relu().sum().backward()
     assert v.grad == 0.0 and t.grad.tolist() == [0.0, 0.0, 1.0, 0.0]
+
+
+# What a node is asked to do, and what reads it: no ops.
+NOT_OPS = {"accumulate", "backward", "detach", "has_grad", "item", "new_leaf", "new_node", "numpy",
+           "operand", "release", "zero_grad"}
+
+
+def test_every_op_has_a_row_named_after_it():
+    # The rule check below misses an op that reuses another op's rule (min runs on max_backward):
+    # here every op method of both engines, and every function of functional, needs its row.
+    rows = {name for family in FAMILIES.values() for name in family.rows}
+    methods = {name for cls in (Tensor, Value) for name in dir(cls)
+               if not name.startswith("_") and callable(getattr(cls, name)) and not name.endswith("_backward")}
+    functions = {name for name, f in vars(functional).items()
+                 if inspect.isfunction(f) and f.__module__ == functional.__name__
+                 and not name.startswith("_") and not name.endswith("_backward")}
+    missing = sorted(((methods - NOT_OPS) | functions) - rows)
+    assert not missing, f"ops with no row in tests/op_families.py: {missing}"
