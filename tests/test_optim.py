@@ -401,3 +401,13 @@ def test_an_update_that_overflows_is_refused_and_the_parameter_and_its_state_kep
             optimiser.step()
         np.testing.assert_array_equal(param.data, before)
         assert optimiser.state[0] == state  # the same objects (arrays compare by identity first)
+
+
+def test_a_parameter_added_to_the_list_after_construction_is_refused_not_skipped():
+    # step() paired the parameters with their states by zip, so one appended later was never updated.
+    w, extra = Tensor([1.0], requires_grad=True), Tensor([2.0], requires_grad=True)
+    optimiser = SGD([w], lr=0.1)
+    optimiser.params.append(extra)
+    extra.grad = np.array([1.0])
+    with pytest.raises(RuntimeError, match="made with 1 parameters and now lists 2: make a new one"):
+        optimiser.step()

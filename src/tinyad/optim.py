@@ -73,6 +73,11 @@ class Optimizer:
         A parameter whose gradient is not finite, or whose update would overflow the float type, is
         left as it was, with its ``state``, and an error names it.
         """
+        if len(self.params) != len(self.state):  # zip would skip the ones added: refuse instead
+            raise RuntimeError(
+                f"the optimiser was made with {len(self.state)} parameters and now lists "
+                f"{len(self.params)}: make a new one for the new list (SGD(model.parameters(), lr))"
+            )
         for k, (p, state) in enumerate(zip(self.params, self.state)):
             if p.has_grad():
                 _check_grad(k, p)
