@@ -27,6 +27,7 @@ MUTANTS = {
     2: {  # a slope by central differences
         "wrong": {
             "one-sided": "return (f(x + h) - f(x)) / h",
+            "the sign dropped": "return abs(f(x + h) - f(x - h)) / (2 * h)",
             "a / 2 * h": "return (f(x + h) - f(x - h)) / 2 * h",
             "an h of its own": "h = 1e-6\nreturn (f(x + h) - f(x - h)) / (2 * h)",
             "a step scaled by max(1, |x|)": "step = h * max(1.0, abs(x))\nreturn (f(x + step) - f(x - step)) / (2 * step)",

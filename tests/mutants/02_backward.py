@@ -97,6 +97,9 @@ MUTANTS = {
     },
     4: {  # local rules of your own
         "wrong": {
+            "mul's slopes as out / a": [("a.grad += b.data * out.grad", "a.grad += out.data / a.data * out.grad"),
+                                        ("b.grad += a.data * out.grad", "b.grad += out.data / b.data * out.grad")],
+            "div's first slope as out / a": [("a.grad += out.grad / b.data", "a.grad += out.data / a.data * out.grad")],
             "= for mul's first factor": [("a.grad += b.data * out.grad", "a.grad = b.data * out.grad")],
             "the node instead of its number": [("a.grad += b.data * out.grad", "a.grad += b * out.grad")],
             "= for mul's second factor": [("b.grad += a.data * out.grad", "b.grad = a.data * out.grad")],

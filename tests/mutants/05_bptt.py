@@ -3,6 +3,8 @@
 MUTANTS = {
     1: {  # unroll the cell
         "wrong": {
+            "h0 ignored, zeros of its own": [("    h = h0\n", "    h = [Value(0.0) for _ in range(cell.nhidden)]\n")],
+            "h0 detached": [("    h = h0\n", "    h = [v.detach() for v in h0]\n")],
             "h0 at every step": [("h = cell(x, h)", "h = cell(x, h0)")],
             "detached between steps": [("h = cell(x, h)", "h = cell(x, [v.detach() for v in h])")],
             "new Values from .data": [("h = cell(x, h)", "h = cell(x, [Value(v.data) for v in h])")],
@@ -25,6 +27,7 @@ MUTANTS = {
     },
     3: {  # truncated BPTT
         "wrong": {
+            "a cut before step 0 too": [("if t > 0 and t % k == 0:", "if t % k == 0:")],
             "never cut": [("if t > 0 and t % k == 0:", "if False:")],
             "cut at every step": [("if t > 0 and t % k == 0:", "if t > 0:")],
             "cut one step late": [("if t > 0 and t % k == 0:", "if t > 0 and (t - 1) % k == 0 and t > 1:")],
