@@ -392,6 +392,17 @@ def test_checkpoint_over_a_block_that_needs_no_gradient_says_so():
     assert w.grad is None
 
 
+def test_checkpoint_whose_fn_cuts_its_input_off_passes_zero_behind_it():
+    # fn detached its input: the nodes behind the checkpoint got no gradient at all, and the next
+    # rule back failed on out.grad = None, in words about backward(grad=...).
+    a = Tensor(np.ones((2, 3)), requires_grad=True)
+    w = Tensor(np.full((3, 1), 0.5), requires_grad=True)
+    first = checkpoint(lambda t: (t * 2).tanh(), a * 3)
+    second = checkpoint(lambda t: t.detach() @ w, first)
+    second.sum().backward()
+    assert np.array_equal(a.grad, np.zeros((2, 3))) and w.grad is not None
+
+
 def test_checkpoint_refuses_an_interior_tensor_captured_from_outside():
     # h needs a gradient and is not passed in: the checkpoint node does not know it
     # depends on h, so the walk could finish h before the recomputation adds its share.

@@ -100,6 +100,14 @@ MUTANTS = {
     },
     3: {  # a mean's backward over any axes
         "wrong": {
+            "axes put back one at a time, sorted, negative ones as given": """
+                axes = tuple(range(len(shape))) if axis is None else tuple(sorted(np.atleast_1d(axis).tolist()))
+                n = int(np.prod([shape[a] for a in axes]))
+                if not keepdims:
+                    for a in axes:
+                        grad = np.expand_dims(grad, a)
+                return np.broadcast_to(grad, shape) / n
+            """,
             "the axes put back one at a time, in the order given": [
                 ("        grad = np.expand_dims(grad, axis)",
                  "        for a in axis:\n            grad = np.expand_dims(grad, a)")],
@@ -184,6 +192,15 @@ MUTANTS = {
     },
     5: {  # a linear layer for a batch
         "wrong": {
+            "at most two batch axes": """
+                y = x @ W + b
+                dx = dy @ W.T
+                dW = np.swapaxes(x, -1, -2) @ dy
+                if dW.ndim == 3:
+                    dW = dW.sum(axis=0)
+                db = dy.sum(axis=(0, 1)) if dy.ndim == 3 else dy.sum(axis=0)
+                return y, dx, dW, db
+            """,
             "db not summed": """
                 rows, drows = x.reshape(-1, W.shape[0]), dy.reshape(-1, W.shape[1])
                 return x @ W + b, dy @ W.T, rows.T @ drows, dy

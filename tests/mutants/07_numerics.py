@@ -3,6 +3,15 @@
 MUTANTS = {
     1: {  # a stable log-sum-exp
         "wrong": {
+            "x shifted in place": """
+                m = np.max(x, axis=axis, keepdims=True)
+                x -= m
+                return np.squeeze(m + np.log(np.sum(np.exp(x), axis=axis, keepdims=True)), axis=axis)
+            """,
+            "-inf taken as 0 for the maximum": """
+                m = np.max(np.where(np.isfinite(x), x, 0.0), axis=axis, keepdims=True)
+                return np.squeeze(m + np.log(np.sum(np.exp(x - m), axis=axis, keepdims=True)), axis=axis)
+            """,
             "the naive formula": """
                 return np.log(np.sum(np.exp(x), axis=axis))
             """,
@@ -72,6 +81,10 @@ MUTANTS = {
     },
     3: {  # a stable sigmoid
         "wrong": {
+            "exp(x) as the value below -30": """
+                z = np.exp(-np.abs(x))
+                return np.where(x >= 0, 1 / (1 + z), np.where(x < -30, z, z / (1 + z)))
+            """,
             "exp(-x) overflows": """
                 return 1 / (1 + np.exp(-x))
             """,

@@ -79,6 +79,7 @@ MUTANTS = {
     },
     3: {  # checkpointed segments, as torch.utils.checkpoint.checkpoint_sequential cuts them
         "wrong": {
+            "the segment's input detached inside it": [("run_blocks(segment, t), h)", "run_blocks(segment, t.detach()), h)")],
             "lesson 08's segments of k, the last one checkpointed too": """
                 k = len(layers) // segments
                 h = x

@@ -64,8 +64,10 @@ def checkpoint_backward(out: Tensor) -> None:
     elif not any(t.requires_grad for t in out.parents):
         raise _needs_no_gradient(out)  # nothing fn reads needs one: a forgotten requires_grad=True?
     for t, x in zip(out.parents, inputs):
-        if t.requires_grad and x.has_grad():
-            t.accumulate(x.grad)
+        if t.requires_grad:
+            # An input fn cut itself off from (x.detach() inside fn) gets 0, as a cut input would
+            # without checkpoint; the walk then goes on through the nodes behind it.
+            t.accumulate(x.grad if x.has_grad() else t.xp.zeros_like(t.data))
 
 
 def _needs_no_gradient(out: Tensor) -> RuntimeError:
