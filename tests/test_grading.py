@@ -605,3 +605,14 @@ def test_check_close_given_a_tensor_where_an_array_belongs_says_to_return_its_da
     assert "hint:     return an array, not a node or a tensor: the .data of a Tensor" in text
     text = failure_of(lambda: grading.check_close(Value(2.0), 2.0, "w", "t", HINT))
     assert ".item() of a one-element tensor" in text
+
+
+def test_check_close_says_where_and_by_how_much_when_both_print_alike():
+    # A float32 answer, or one off in its last digits, printed the same digits as the expected one,
+    # and the learner could not see what was wrong.
+    with pytest.raises(AssertionError) as failed:
+        grading.check_close(np.float32([1.0000001, 2.0]), np.array([1.0, 2.0]), "what", "tried", "hint",
+                            atol=1e-12, rtol=1e-12)
+    assert "(off by 1.19e-07 at index (0,), where 2e-12 is allowed; your answer is float32)" in str(failed.value)
+    with pytest.raises(AssertionError, match=r"\(off by 1e-11, where 2e-12 is allowed\)"):
+        grading.check_close(1.00000000001, 1.0, "what", "tried", "hint", atol=1e-12, rtol=1e-12)

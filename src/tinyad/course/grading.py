@@ -184,7 +184,24 @@ def check_close(got: Any, expected: Any, what: str, tried: Any, hint: str,
     if got_arr.shape != expected_arr.shape:
         fail(what, tried, f"shape {expected_arr.shape}", f"shape {got_arr.shape}", hint)
     if not np.allclose(got_arr, expected_arr, atol=atol, rtol=rtol, equal_nan=False):
-        fail(what, tried, _show(expected), _show(got), hint)
+        fail(what, tried, _show(expected), _show(got) + _largest_difference(got, got_arr, expected_arr,
+                                                                            atol, rtol), hint)
+
+
+def _largest_difference(got: Any, got_arr: np.ndarray, expected_arr: np.ndarray, atol: float,
+                        rtol: float) -> str:
+    """Where ``got`` is furthest outside the tolerance, and by how much: the words a learner needs
+    when both answers print the same digits (a float32 slip, a last-digit rounding)."""
+    allowed = atol + rtol * np.abs(expected_arr)
+    difference = np.abs(got_arr - expected_arr)
+    excess = np.where(np.isnan(difference), np.inf, difference - allowed)
+    worst = np.unravel_index(np.argmax(excess), excess.shape)
+    where = f" at index {tuple(int(k) for k in worst)}" if got_arr.ndim else ""
+    words = f"\n(off by {difference[worst]:.3g}{where}, where {allowed[worst]:.3g} is allowed"
+    dtype = getattr(got, "dtype", None)
+    if dtype is not None and np.dtype(dtype) == np.float32:
+        words += "; your answer is float32"
+    return words + ")"
 
 
 def _real_array(x: Any) -> np.ndarray | None:
