@@ -46,6 +46,8 @@ MUTANTS = {
     },
     2: {  # cross-entropy and its gradient
         "wrong": {
+            "the logits shifted in place": [("    m = logits.max(axis=1, keepdims=True)\n    e = np.exp(logits - m)\n",
+                                             "    m = logits.max(axis=1, keepdims=True)\n    logits -= m\n    m = 0.0\n    e = np.exp(logits)\n")],
             "the gradient first, then the loss": [("return float(loss), grad / batch", "return grad / batch, float(loss)")],
             "log of the softmax": """
                 batch = logits.shape[0]
@@ -81,6 +83,11 @@ MUTANTS = {
     },
     3: {  # a stable sigmoid
         "wrong": {
+            "the result written into x": """
+                z = np.exp(-np.abs(x))
+                x[...] = np.where(x >= 0, 1, z) / (1 + z)
+                return x
+            """,
             "exp(x) as the value below -30": """
                 z = np.exp(-np.abs(x))
                 return np.where(x >= 0, 1 / (1 + z), np.where(x < -30, z, z / (1 + z)))
