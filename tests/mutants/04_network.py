@@ -18,6 +18,10 @@ MUTANTS = {
     },
     2: {  # the training loop
         "wrong": {
+            "XOR's points, not the ones given": [("loss = mse([model(x)[0] for x in xs], ys)",
+                                                  "loss = mse([model(x)[0] for x in XOR_X], XOR_Y)")],
+            "a learning rate of its own": [("p.data -= lr * p.grad", "p.data -= 0.2 * p.grad")],
+            "a number of steps of its own": [("for _ in range(steps):", "for _ in range(100):")],
             "gradients never cleared": [("            p.grad = 0.0\n", "            pass\n")],
             "gradient ascent": [("p.data -= lr * p.grad", "p.data += lr * p.grad")],
             "one point per step": [("loss = mse([model(x)[0] for x in xs], ys)", "loss = mse([model(xs[0])[0]], ys[:1])")],
