@@ -3,6 +3,8 @@
 MUTANTS = {
     1: {  # multiplication on a Value of your own
         "wrong": {
+            "the rule attached to self, not out": [("other.grad += self.data * out.grad\n\n        out.rule = rule",
+                                                    "other.grad += self.data * out.grad\n\n        self.rule = rule")],
             "= for the first factor": [("self.grad += other.data * out.grad", "self.grad = other.data * out.grad")],
             "= for the second factor": [("other.grad += self.data * out.grad", "other.grad = self.data * out.grad")],
             "derivatives swapped": [("self.grad += other.data * out.grad", "self.grad += self.data * out.grad"),

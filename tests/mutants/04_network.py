@@ -3,6 +3,7 @@
 MUTANTS = {
     1: {  # a neuron
         "wrong": {
+            "the inputs' numbers, not the inputs": [("act = act + wi * xi", "act = act + wi * getattr(xi, 'data', xi)")],
             "the bias appended to the weights": [("return self.w + [self.b]", "self.w.append(self.b)\n        return self.w")],
             "copies as parameters": [("return self.w + [self.b]", "return [Value(w.data) for w in self.w] + [Value(self.b.data)]")],
             "the bias first": [("return self.w + [self.b]", "return [self.b] + self.w")],
