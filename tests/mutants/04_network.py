@@ -43,6 +43,8 @@ MUTANTS = {
     },
     3: {  # find and fix the bug
         "wrong": {
+            "total never reset between passes": [("        total = 0.0\n        for x, y", "        for x, y"),
+                                                 ("    means = []\n", "    means = []\n    total = 0.0\n")],
             "the bug kept": [("            opt.zero_grad()\n", "")],
             "cleared before the step": [("opt.step()\n            opt.zero_grad()", "opt.zero_grad()\n            opt.step()")],
             "cleared once per pass": [("            opt.zero_grad()\n", ""), ("        total = 0.0\n", "        total = 0.0\n        opt.zero_grad()\n")],
