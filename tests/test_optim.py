@@ -411,3 +411,17 @@ def test_a_parameter_added_to_the_list_after_construction_is_refused_not_skipped
     extra.grad = np.array([1.0])
     with pytest.raises(RuntimeError, match="made with 1 parameters and now lists 2: make a new one"):
         optimiser.step()
+
+
+def test_an_update_of_ones_own_that_overflows_in_place_says_the_parameter_holds_it():
+    # The data is restored by rebinding it; an update that wrote into the array itself cannot be
+    # undone, and the error said "left as they were" over a parameter of -inf.
+    class InPlace(Optimizer):
+        def update(self, p, state):
+            p.data -= self.lr * p.grad
+
+    w = Tensor(np.ones(2, np.float32), requires_grad=True)
+    w.grad = np.full(2, 1e30, np.float32)
+    with np.errstate(over="ignore"), pytest.raises(OverflowError, match="changed the parameter's array in "
+                                                                         "place, so it now holds them"):
+        InPlace([w], lr=1e10).step()

@@ -553,6 +553,21 @@ def test_no_grad_on_a_generator_function_holds_in_each_step_and_not_between():
     assert [t.item() for t in [first, *rest]] == [2.0, 4.0, 8.0]
     assert not any(t.requires_grad or t.parents for t in [first, *rest])
 
+    # Left early (a break), the function's own generator is closed at once, inside the setting.
+    closing = []
+
+    @no_grad()
+    def forever(t):
+        try:
+            while True:
+                yield t * 2
+        finally:
+            closing.append((t * 2).requires_grad)
+
+    for _ in forever(x):
+        break
+    assert closing == [False]
+
 
 def test_a_no_grad_function_running_in_one_thread_leaves_another_recording():
     import threading
@@ -800,3 +815,12 @@ def test_a_backward_grad_too_large_for_the_outputs_dtype_is_named_as_such():
         y.backward(np.array([1e300, 1.0]))
     with pytest.raises(ValueError, match="needs a finite grad: it has nan or inf entries"):
         y.backward(np.array([np.nan, 1.0]))
+
+
+def test_a_zero_d_float32_leaf_takes_a_second_gradient():
+    # Its first gradient, a NumPy scalar cast to float32, was kept as a scalar, and the second
+    # backward called it a gradient set by hand.
+    t = Tensor(np.float32(2.0), requires_grad=True)
+    for _ in range(2):
+        (t * Tensor(3.0)).backward()
+    assert type(t.grad) is np.ndarray and t.grad.dtype == np.float32 and t.grad == 6.0

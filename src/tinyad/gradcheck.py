@@ -129,10 +129,9 @@ def gradcheck(
         # A nan anywhere fails: `error > allowed` is False for nan, so ask the opposite.
         bad = ~(error <= allowed)
         if np.any(bad):
-            excess = np.where(np.isnan(error), np.inf, error - allowed)
-            worst = np.unravel_index(np.argmax(excess), error.shape)
+            worst = furthest_outside(error, allowed)
             a, n = analytic[i][worst], numeric[worst]
-            where = "" if numeric.shape == () else f" at index {tuple(int(k) for k in worst)}"
+            where = "" if numeric.shape == () else f" at index {worst}"
             raise AssertionError(
                 f"gradcheck: the gradient of {_name(i, x)}{where} does not match: "
                 f"backward gave {a:.10g}, finite differences give {n:.10g} "
@@ -162,6 +161,13 @@ def _gradients_kept(out: Any, own: list) -> Iterator[None]:
             node.zero_grad()
             if grad is not None:
                 node.accumulate(grad)
+
+
+def furthest_outside(error: np.ndarray, allowed: np.ndarray) -> tuple[int, ...]:
+    """The index of the entry whose ``error`` exceeds what is ``allowed`` there by the most (a nan
+    error the most of all): where a mismatch is worth showing."""
+    excess = np.where(np.isnan(error), np.inf, error - allowed)
+    return tuple(int(k) for k in np.unravel_index(np.argmax(excess), excess.shape))
 
 
 def _first(mask: np.ndarray) -> tuple[tuple[int, ...], str]:

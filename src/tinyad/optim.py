@@ -91,7 +91,7 @@ class Optimizer:
                     p.data = data
                     state.clear()
                     state.update(kept or {})
-                    _refuse_update(k, p, self)
+                    _refuse_update(k, p, self, restored=_finite(data))
 
     def update(self, p: Any, state: dict[str, Any]) -> None:
         """Move one parameter ``p`` by its gradient; ``state`` is its own dict, kept between steps."""
@@ -299,22 +299,23 @@ def _finite(x: Any) -> bool:
     return not is_array(x) or all_finite(x, namespace(x))
 
 
-def _refuse_update(k: int, p: Any, optimiser: Optimizer) -> NoReturn:
-    """The error for parameter ``k``, whose update made its data or its state not finite."""
+def _refuse_update(k: int, p: Any, optimiser: Optimizer, restored: bool) -> NoReturn:
+    """The error for parameter ``k``, whose update made its data not finite. ``restored`` is False
+    where the update changed the array in place (``p.data -= ...``, in an update of one's own):
+    the data it had is gone, and the error says so rather than promise it back."""
     g = p.grad
+    left = ("the parameter and its state are left as they were" if restored else
+            "the update changed the parameter's array in place, so it now holds them")
     if not _finite(g):
         if isinstance(g, numbers.Real):
-            raise ValueError(f"parameter {k} has the gradient {g}: the update would make it {g}")
-        xp = namespace(g)
-        bad = int(xp.count_nonzero(~xp.isfinite(g)))
-        raise ValueError(
-            f"parameter {k}'s gradient has {bad} nan or inf entries: the update would write them "
-            "into the parameter"
-        )
+            what = f"the gradient {g}"
+        else:
+            xp = namespace(g)
+            what = f"a gradient with {int(xp.count_nonzero(~xp.isfinite(g)))} nan or inf entries"
+        raise ValueError(f"parameter {k} has {what}: the update would write nan or inf into it; {left}")
     largest = float(np.max(np.abs(to_numpy(g))))
     raise OverflowError(
         f"the update of parameter {k} overflows the float type (its largest gradient entry is "
-        f"{largest:.3g}, lr = {optimiser.lr:g}): it would hold inf or nan. The parameter and its "
-        "state are left as they were; a smaller lr, a loss of smaller scale or clipped gradients "
-        "would step within range"
+        f"{largest:.3g}, lr = {optimiser.lr:g}): it would hold inf or nan; {left}. A smaller lr, a "
+        "loss of smaller scale or clipped gradients would step within range"
     )

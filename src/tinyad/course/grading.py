@@ -25,7 +25,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from tinyad.gradcheck import gradcheck, numeric_gradient
+from tinyad.gradcheck import furthest_outside, gradcheck, numeric_gradient
 from tinyad.graph import is_node, topo_sort
 
 INDENT = " " * 12  # where the text of each part of a message starts: "  expected: ..."
@@ -194,9 +194,8 @@ def _largest_difference(got: Any, got_arr: np.ndarray, expected_arr: np.ndarray,
     when both answers print the same digits (a float32 slip, a last-digit rounding)."""
     allowed = atol + rtol * np.abs(expected_arr)
     difference = np.abs(got_arr - expected_arr)
-    excess = np.where(np.isnan(difference), np.inf, difference - allowed)
-    worst = np.unravel_index(np.argmax(excess), excess.shape)
-    where = f" at index {tuple(int(k) for k in worst)}" if got_arr.ndim else ""
+    worst = furthest_outside(difference, allowed)
+    where = f" at index {worst}" if got_arr.ndim else ""
     words = f"\n(off by {difference[worst]:.3g}{where}, where {allowed[worst]:.3g} is allowed"
     dtype = getattr(got, "dtype", None)
     if dtype is not None and np.dtype(dtype) == np.float32:

@@ -88,13 +88,17 @@ def _each_step_in(mode: bool, function: Function) -> Function:
     def steps(*args: Any, **kwargs: Any) -> Any:
         generator = function(*args, **kwargs)
         sent = None
-        while True:
+        try:
+            while True:
+                with _GradMode(mode):
+                    try:
+                        value = generator.send(sent)
+                    except StopIteration as end:
+                        return end.value
+                sent = yield value
+        finally:  # closed early (a break in the caller's loop): close the function's own, in the mode
             with _GradMode(mode):
-                try:
-                    value = generator.send(sent)
-                except StopIteration as end:
-                    return end.value
-            sent = yield value
+                generator.close()
 
     return steps  # type: ignore[return-value]
 

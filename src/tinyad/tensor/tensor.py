@@ -514,6 +514,7 @@ class Tensor:
         data = self.data
         if type(grad) is not type(data):  # a NumPy scalar from a 0-d op; or a rule's slip
             _check_gradient_array(grad, self)
+            grad = self.xp.asarray(grad)  # a gradient is kept as an array, a 0-d one too
         if grad.shape != data.shape:
             raise RuntimeError(f"a backward rule gave a gradient of shape {grad.shape} to a tensor of "
                                f"shape {data.shape}: a gradient must have its tensor's shape "
