@@ -234,7 +234,7 @@ def test_a_parameter_that_is_not_a_leaf_is_refused(kind):
     leaf = Value(2.0) if kind == "Value" else Tensor([2.0], requires_grad=True)
     computed = leaf * 3
     for make in (lambda ps: SGD(ps, lr=0.1), lambda ps: Adam(ps)):
-        with pytest.raises(ValueError, match=r"parameter 1 is not a leaf: .*op '\*'.*from 2 parent"):
+        with pytest.raises(ValueError, match=r"parameter 1 is not a leaf: it is the output of '\*'"):
             make([leaf, computed])
     SGD([leaf, computed.detach()], lr=0.1)  # detached: a new leaf, accepted
 
@@ -422,6 +422,113 @@ def test_an_update_of_ones_own_that_overflows_in_place_says_the_parameter_holds_
 
     w = Tensor(np.ones(2, np.float32), requires_grad=True)
     w.grad = np.full(2, 1e30, np.float32)
-    with np.errstate(over="ignore"), pytest.raises(OverflowError, match="changed the parameter's array in "
-                                                                         "place, so it now holds them"):
+    with np.errstate(over="ignore"), pytest.raises(OverflowError, match="changed parameter 0's array in "
+                                                                         "place, where the change stays"):
         InPlace([w], lr=1e10).step()
+
+
+def test_a_parameter_released_by_backward_is_still_refused():
+    # backward releases an interior node's parents, after which it looked like a leaf.
+    w = Tensor([2.0], requires_grad=True)
+    h = w * 3
+    h.sum().backward()
+    assert h.parents == ()
+    with pytest.raises(ValueError, match=r"parameter 1 is not a leaf: it is the output of '\*'"):
+        SGD([w, h], lr=0.1)
+
+
+@pytest.mark.parametrize("make", [lambda ps: SGD(ps, lr=0.1), lambda ps: Adam(ps, lr=0.1)],
+                         ids=["SGD", "Adam"])
+def test_a_0d_parameter_stays_an_array_and_takes_a_second_gradient(make):
+    # NumPy's arithmetic on a 0-d array gives a NumPy scalar: after one step the parameter's
+    # data was one, and the next backward that added into its gradient twice called it a
+    # gradient set by hand.
+    w = Tensor(0.5, requires_grad=True)
+    optimiser = make([w])
+    x, y = Tensor([1.0, 2.0, 3.0]), Tensor([2.0, 4.0, 6.0])
+    for _ in range(3):
+        optimiser.zero_grad()
+        (F.mse(w * x, y) + 0.01 * (w * w)).backward()
+        optimiser.step()
+        assert type(w.data) is np.ndarray and w.data.shape == ()
+    assert type(w.grad) is np.ndarray
+
+
+def test_a_step_is_all_or_nothing():
+    # A nan on parameter 1 left parameter 0 updated (and Adam's count of its steps advanced), so
+    # the run went on differently from one that never met the nan.
+    def run(with_failure):
+        a, b = Tensor([1.0, 2.0], requires_grad=True), Tensor([1.0], requires_grad=True)
+        optimiser = Adam([a, b], lr=0.1)
+        if with_failure:
+            a.grad, b.grad = np.ones(2), np.array([np.nan])
+            with pytest.raises(ValueError, match="parameter 1 has a gradient with 1 nan or inf entries.*every "
+                                                 "parameter and state is left as it was before this step"):
+                optimiser.step()
+        a.grad, b.grad = np.ones(2), np.array([1.0])
+        optimiser.step()
+        return a.data, b.data, [dict(s) for s in optimiser.state]
+
+    failed, clean = run(True), run(False)
+    np.testing.assert_array_equal(failed[0], clean[0])
+    np.testing.assert_array_equal(failed[1], clean[1])
+    assert [s["t"] for s in failed[2]] == [s["t"] for s in clean[2]] == [1, 1]
+
+
+def test_a_wrong_gradient_on_a_later_parameter_moves_none():
+    a, b = Tensor([1.0, 2.0], requires_grad=True), Tensor([1.0], requires_grad=True)
+    optimiser = SGD([a, b], lr=0.1, momentum=0.9)
+    a.grad, b.grad = np.ones(2), np.ones(3)
+    with pytest.raises(ValueError, match="parameter 1 has shape"):
+        optimiser.step()
+    np.testing.assert_array_equal(a.data, [1.0, 2.0])
+    assert optimiser.state == [{}, {}]
+
+
+def test_an_update_of_ones_own_that_raises_puts_back_what_it_moved():
+    class Fails(SGD):
+        def update(self, p, state):
+            super().update(p, state)
+            if p is second:
+                raise KeyError("a slip in an update of one's own")
+
+    first, second = Tensor([1.0], requires_grad=True), Tensor([2.0], requires_grad=True)
+    first.grad, second.grad = np.ones(1), np.ones(1)
+    optimiser = Fails([first, second], lr=0.1, momentum=0.5)
+    with pytest.raises(KeyError, match="a slip"):
+        optimiser.step()
+    assert (first.data, second.data) == (1.0, 2.0) and optimiser.state == [{}, {}]
+
+
+def test_a_state_changed_in_place_is_named_not_promised_back():
+    class InPlaceMomentum(SGD):
+        def update(self, p, state):
+            buffer = state.setdefault("buffer", np.zeros_like(p.data))
+            buffer *= self.momentum
+            buffer += p.grad
+            p.data = p.data - self.lr * buffer
+
+    q = Tensor([1.0, 2.0], requires_grad=True)
+    optimiser = InPlaceMomentum([q], lr=0.1, momentum=0.9)
+    q.grad = np.ones(2)
+    optimiser.step()
+    q.grad = np.array([np.nan, 1.0])
+    with pytest.raises(ValueError, match=r"changed parameter 0's state\['buffer'\] in place, where the "
+                                         "change stays"):
+        optimiser.step()
+
+
+def test_a_number_as_a_0d_tensors_gradient_is_named():
+    p = Tensor(1.0, requires_grad=True)
+    p.grad = 0.5
+    with pytest.raises(TypeError, match=r"parameter 0 is a numpy array of shape \(\), but its gradient is "
+                                        r"a float \(0.5\)"):
+        SGD([p], lr=0.1).step()
+
+
+def test_an_int_gradient_beyond_a_float_is_named():
+    v = Value(1.0)
+    v.grad = 10**400
+    with pytest.raises(ValueError, match="parameter 0 has an int gradient of 401 digits"):
+        SGD([v], lr=0.1).step()
+    assert v.data == 1.0

@@ -70,28 +70,37 @@ class Optimizer:
     def step(self) -> None:
         """One update of every parameter that has a gradient (a Tensor's may have none yet).
 
-        A parameter whose gradient is not finite, or whose update would overflow the float type, is
-        left as it was, with its ``state``, and an error names it.
+        All or nothing: every gradient is checked before any parameter moves, and if an update would
+        make a parameter not finite (a gradient with nan or inf, or a step beyond the float type),
+        every parameter this step updated is put back, with its state, and an error names the one.
         """
         if len(self.params) != len(self.state):  # zip would skip the ones added: refuse instead
             raise RuntimeError(
                 f"the optimiser was made with {len(self.state)} parameters and now lists "
                 f"{len(self.params)}: make a new one for the new list (SGD(model.parameters(), lr))"
             )
-        for k, (p, state) in enumerate(zip(self.params, self.state)):
-            if p.has_grad():
-                _check_grad(k, p)
-                data, kept = p.data, (dict(state) if state else None)
+        ready = [(k, p, state) for k, (p, state) in enumerate(zip(self.params, self.state)) if p.has_grad()]
+        for k, p, _ in ready:
+            _check_grad(k, p)
+        done = []  # (k, parameter, its state, and both as they were before this step)
+        try:
+            for k, p, state in ready:
+                done.append((k, p, state, p.data, dict(state) if state else None))
                 self.update(p, state)
+                if type(p.data) is not type(done[-1][3]) and isinstance(p.data, np.generic):
+                    p.data = np.asarray(p.data)  # NumPy's arithmetic on a 0-d array gives a scalar
                 # Asked of the result rather than of the gradient: a gradient with nan or inf gives
                 # a result with them too, and so does a step beyond the float type. (Adam's running
                 # mean of squares, which can overflow without moving the parameter, is not asked:
                 # that would double the checks' cost, for gradients above 1e154, or 1e19 in float32.)
                 if not _finite(p.data):
-                    p.data = data
-                    state.clear()
-                    state.update(kept or {})
-                    _refuse_update(k, p, self, restored=_finite(data))
+                    raise _refused_update(k, p, self, _changed_in_place(done))
+        except BaseException:  # this error, or one raised by an update: put back what moved
+            for _, q, q_state, q_data, q_kept in done:
+                q.data = q_data
+                q_state.clear()
+                q_state.update(q_kept or {})
+            raise
 
     def update(self, p: Any, state: dict[str, Any]) -> None:
         """Move one parameter ``p`` by its gradient; ``state`` is its own dict, kept between steps."""
@@ -199,10 +208,10 @@ def _parameter_list(params: Any) -> list:
                 f"parameter {k} is a {type_name(p)}: parameters are Values or Tensors "
                 "(the leaves whose .data the optimiser updates from their .grad)"
             )
-        if p.parents:
+        if p.parents or p.backward_rule is not None:  # an op's output (released by backward: no parents)
             raise ValueError(
-                f"parameter {k} is not a leaf: it was computed (op {p.op!r}) from "
-                f"{len(p.parents)} parent(s), and the next forward pass would not use it; pass the "
+                f"parameter {k} is not a leaf: it is the output of {p.op!r}, and the next forward "
+                "pass would not use it; pass the "
                 "leaves you created (model.parameters()), or .detach() it into a new leaf"
             )
         if id(p) in first_seen:
@@ -250,12 +259,24 @@ def _check_grad(k: int, p: Any) -> None:
             )
     _check_shape(k, _shape(g), _shape(data))
     if is_array(data):
+        if not is_array(g):  # a number for a 0-d tensor: the update would make its data one too
+            raise TypeError(
+                f"parameter {k} is {describe(data, namespace(data))} of shape {_shape(data)}, but its "
+                f"gradient is a {type_name(g)} ({g!r:.60}): a Tensor's gradient is an array of its "
+                "shape and dtype, in its library"
+            )
         _check_dtype(k, g, data)
     elif not isinstance(g, (int, float)):  # a Value's number
         raise TypeError(
             f"parameter {k} is a Value, but its gradient is a {type_name(g)} ({g!r:.60}): a Value's "
             "gradient is a Python number, and the update would make its data one too"
         )
+    elif isinstance(g, int) and abs(g) > _LARGEST_FLOAT:
+        raise ValueError(f"parameter {k} has an int gradient of {len(str(abs(g)))} digits, beyond what a "
+                         "float holds: the update would fail to make a float of it")
+
+
+_LARGEST_FLOAT = int(np.finfo(np.float64).max)
 
 
 def _check_dtype(k: int, g: Any, data: Any) -> None:
@@ -290,6 +311,19 @@ def _check_shape(k: int, grad_shape: tuple[int, ...], data_shape: tuple[int, ...
         )
 
 
+def _changed_in_place(done: list) -> list[str]:
+    """What the updates in ``done`` may have changed in place: a parameter's array, or an array in
+    its state, that is still the very object it was before (the optimisers here make new ones)."""
+    changed = []
+    for k, p, state, data, kept in done:
+        if p.data is data and is_array(data):
+            changed.append(f"parameter {k}'s array")
+        for key, value in (kept or {}).items():
+            if state.get(key) is value and is_array(value):
+                changed.append(f"parameter {k}'s state[{key!r}]")
+    return changed
+
+
 def _finite(x: Any) -> bool:
     """Whether a parameter's data or gradient (a number, an array) holds no nan or inf."""
     if type(x) is np.ndarray:
@@ -299,22 +333,23 @@ def _finite(x: Any) -> bool:
     return not is_array(x) or all_finite(x, namespace(x))
 
 
-def _refuse_update(k: int, p: Any, optimiser: Optimizer, restored: bool) -> NoReturn:
-    """The error for parameter ``k``, whose update made its data not finite. ``restored`` is False
-    where the update changed the array in place (``p.data -= ...``, in an update of one's own):
-    the data it had is gone, and the error says so rather than promise it back."""
+def _refused_update(k: int, p: Any, optimiser: Optimizer, changed: list[str]) -> Exception:
+    """The error for parameter ``k``, whose update made its data not finite. ``changed`` names what
+    an update of one's own changed in place (``p.data -= ...``, ``state["buffer"] *= ...``), which
+    putting the old arrays back cannot undo: the error says so rather than promise it back."""
     g = p.grad
-    left = ("the parameter and its state are left as they were" if restored else
-            "the update changed the parameter's array in place, so it now holds them")
+    left = ("every parameter and state is left as it was before this step" if not changed else
+            f"the update changed {' and '.join(changed)} in place, where the change stays; the rest is "
+            "left as it was before this step")
     if not _finite(g):
         if isinstance(g, numbers.Real):
             what = f"the gradient {g}"
         else:
             xp = namespace(g)
             what = f"a gradient with {int(xp.count_nonzero(~xp.isfinite(g)))} nan or inf entries"
-        raise ValueError(f"parameter {k} has {what}: the update would write nan or inf into it; {left}")
+        return ValueError(f"parameter {k} has {what}: the update would write nan or inf into it; {left}")
     largest = float(np.max(np.abs(to_numpy(g))))
-    raise OverflowError(
+    return OverflowError(
         f"the update of parameter {k} overflows the float type (its largest gradient entry is "
         f"{largest:.3g}, lr = {optimiser.lr:g}): it would hold inf or nan; {left}. A smaller lr, a "
         "loss of smaller scale or clipped gradients would step within range"
