@@ -756,15 +756,18 @@ def test_a_rule_that_gives_accumulate_what_is_not_an_array_is_named(give, words)
 @pytest.mark.parametrize("own, words", [
     # Before: the sum broadcast to (2, 2), a list took the gradient's entries as new items, a
     # float32 gradient stayed float32, an int one failed in NumPy's words.
-    (np.zeros((2, 2)), r"has a grad that is an array of shape \(2, 2\) and dtype float64, set by hand"),
+    (np.zeros((2, 2)), r"has a grad that is a numpy array of shape \(2, 2\) and dtype float64, set by hand"),
     ([5.0], r"has a grad that is a list \(\[5\.0\]\), set by hand"),
-    (np.zeros(2, dtype=np.float32), r"has a grad that is an array of shape \(2,\) and dtype float32, set by hand"),
-    (np.zeros(2, dtype=np.int64), r"has a grad that is an array of shape \(2,\) and dtype int64, set by hand"),
+    (np.zeros(2, dtype=np.float32), r"has a grad that is a numpy array of shape \(2,\) and dtype float32, set "),
+    (np.zeros(2, dtype=np.int64), r"has a grad that is a numpy array of shape \(2,\) and dtype int64, set by hand"),
+    # Of the right shape and dtype, but not an array of NumPy's: the message named only the
+    # shape and dtype, the tensor's own.
+    (Tensor([0.0, 0.0]), r"has a grad that is a tinyad Tensor \(a gradient is its array: t\.grad = g\.data\)"),
 ])
 def test_a_leaf_gradient_set_by_hand_to_another_shape_type_or_dtype_is_named(own, words):
     w = Tensor([1.0, 2.0], requires_grad=True)
     w.grad = own
-    with pytest.raises(TypeError, match=r"a tensor of shape \(2,\) and dtype float64 " + words):
+    with pytest.raises(TypeError, match=r"a tensor of shape \(2,\) and dtype float64 \(a numpy array\) " + words):
         (w * 2).sum().backward()
     w.grad = np.array([0.5, 0.5])  # one of its own shape and dtype is added into, in place
     (w * 2).sum().backward()
@@ -824,3 +827,64 @@ def test_a_zero_d_float32_leaf_takes_a_second_gradient():
     for _ in range(2):
         (t * Tensor(3.0)).backward()
     assert type(t.grad) is np.ndarray and t.grad.dtype == np.float32 and t.grad == 6.0
+
+
+def test_a_numpy_scalar_set_by_hand_as_a_0d_leafs_gradient_is_named_as_such():
+    w = Tensor(1.0, requires_grad=True)
+    w.grad = np.float64(0.5)  # its shape and dtype are the tensor's own: the message named only those
+    with pytest.raises(TypeError, match=r"has a grad that is a NumPy scalar \(float64\), not an array"):
+        (w * 2).backward()
+
+
+def test_a_read_only_gradient_set_by_hand_is_named():
+    w = Tensor([1.0, 2.0], requires_grad=True)
+    w.grad = np.broadcast_to(np.array(0.5), (2,))  # NumPy's words were "output array is read-only"
+    with pytest.raises(TypeError, match=r"a tensor of shape \(2,\) has a read-only grad, set by hand"):
+        (w * 2).sum().backward()
+
+
+@pytest.mark.parametrize("grad", ["1", True, np.bool_(True), b"1"])
+def test_backward_refuses_a_string_or_a_bool_as_its_grad(grad):
+    y = Tensor([1.0], requires_grad=True) * 2  # NumPy read "1" and True as 1.0
+    with pytest.raises(TypeError, match="backward\\(grad=...\\) needs an array of numbers, got"):
+        y.backward(grad)
+
+
+def test_no_grad_on_a_generator_passes_an_error_thrown_in_to_the_function():
+    # The error was raised at the wrapper's own yield, so the function's except never ran: a
+    # context manager made of a decorated generator could not handle its block's error.
+    import contextlib
+
+    from tinyad.tensor import grad_mode
+
+    seen = []
+
+    @contextlib.contextmanager
+    @no_grad
+    def quiet():
+        try:
+            yield
+        except ValueError:
+            seen.append(grad_mode.state.enabled)
+
+    with quiet():
+        raise ValueError("inside the block")
+    assert seen == [False] and grad_mode.state.enabled
+
+    @no_grad()
+    def recovers():
+        try:
+            yield 1
+        except KeyError:
+            yield "recovered"
+        return "done"
+
+    steps = recovers()
+    assert next(steps) == 1 and steps.throw(KeyError()) == "recovered"
+    with pytest.raises(StopIteration) as end:
+        next(steps)
+    assert end.value.value == "done"
+    unhandled = recovers()
+    next(unhandled)
+    with pytest.raises(OSError):
+        unhandled.throw(OSError())

@@ -87,16 +87,21 @@ def _each_step_in(mode: bool, function: Function) -> Function:
     @functools.wraps(function)
     def steps(*args: Any, **kwargs: Any) -> Any:
         generator = function(*args, **kwargs)
-        sent = None
+        resume, argument = generator.send, None  # what the caller passed in: a value, or an error
         try:
             while True:
                 with _GradMode(mode):
                     try:
-                        value = generator.send(sent)
+                        value = resume(argument)
                     except StopIteration as end:
                         return end.value
-                sent = yield value
-        finally:  # closed early (a break in the caller's loop): close the function's own, in the mode
+                try:
+                    resume, argument = generator.send, (yield value)
+                except GeneratorExit:  # closed early (a break in the caller's loop): see finally
+                    raise
+                except BaseException as error:  # thrown in (generator.throw, a with-block's error):
+                    resume, argument = generator.throw, error  # the function's own generator gets it
+        finally:  # close the function's own generator, in the mode
             with _GradMode(mode):
                 generator.close()
 

@@ -70,7 +70,7 @@ from tinyad import graph
 from tinyad.validation import as_real, check_flag, type_name
 from tinyad.tensor import binary, elementwise, grad_mode, reductions, shapes
 from tinyad.tensor.backend import (
-    NUMPY, all_finite, cannot_combine, device, dtype_name, float_dtype, is_array, library, namespace,
+    NUMPY, all_finite, cannot_combine, describe, device, dtype_name, float_dtype, is_array, library, namespace,
     same_device, to_numpy,
 )
 
@@ -533,7 +533,14 @@ class Tensor:
             own = self.grad
             if type(own) is not type(data) or own.shape != data.shape or own.dtype != data.dtype:
                 raise _gradient_set_by_hand(own, self)  # p.grad = ... : the sum would take its shape
-            own += grad
+            try:
+                own += grad
+            except ValueError:  # p.grad = np.broadcast_to(...): an array NumPy will not write into
+                if getattr(getattr(own, "flags", None), "writeable", True):
+                    raise
+                raise TypeError(f"a tensor of shape {self.shape} has a read-only grad, set by hand (t.grad = "
+                                "...): backward adds into a leaf's gradient in place. Set a writable "
+                                "array (a copy), or t.grad = None") from None
 
     def new_leaf(self, data: ArrayLike) -> Tensor:
         """A leaf holding ``data`` whose gradient backward fills (gradcheck's nudged inputs).
@@ -574,16 +581,23 @@ def _check_gradient_array(grad: Any, node: Tensor) -> None:
 
 
 def _gradient_set_by_hand(own: Any, node: Tensor) -> TypeError:
-    """The error for a leaf whose ``grad``, set by hand, is not an array of its shape and dtype:
-    adding into it would broadcast to another shape, extend a list, or fail in NumPy's words."""
-    if hasattr(own, "shape") and hasattr(own, "dtype"):
-        what = f"an array of shape {tuple(own.shape)} and dtype {dtype_name(own.dtype)}"
+    """The error for a leaf whose ``grad``, set by hand, is not an array of its shape and dtype, in
+    its library: adding into it would broadcast to another shape, extend a list, change its type
+    or fail in NumPy's words."""
+    if isinstance(own, Tensor):
+        what = "a tinyad Tensor (a gradient is its array: t.grad = g.data)"
+    elif isinstance(own, np.generic):
+        what = f"a NumPy scalar ({type_name(own)}), not an array"
+    elif hasattr(own, "shape") and hasattr(own, "dtype"):
+        kind = describe(own, namespace(own)) if is_array(own) else f"a {type_name(own)}"
+        what = f"{kind} of shape {tuple(own.shape)} and dtype {dtype_name(own.dtype)}"
     else:
         what = f"a {type_name(own)} ({own!r:.40})"
     return TypeError(
-        f"a tensor of shape {node.shape} and dtype {dtype_name(node.dtype)} has a grad that is {what}, "
-        "set by hand (t.grad = ...): backward adds into a gradient of the tensor's own shape and "
-        "dtype, in its library. Set one like that, or t.grad = None to start from none"
+        f"a tensor of shape {node.shape} and dtype {dtype_name(node.dtype)} ({describe(node.data, node.xp)}) "
+        f"has a grad that is {what}, set by hand (t.grad = ...): backward adds into a gradient of the "
+        "tensor's own shape and dtype, in its library. Set one like that, or t.grad = None to start "
+        "from none"
     )
 
 
@@ -748,6 +762,8 @@ def _seed(grad: ArrayLike, out: Tensor) -> Any:
     """The ``grad`` given to ``out.backward``: a finite array of ``out``'s shape, in its dtype,
     library and device."""
     given = grad.data if isinstance(grad, Tensor) else grad
+    if isinstance(given, (str, bytes, bool, np.bool_)):  # NumPy would read "1" and True as 1.0
+        raise TypeError(f"backward(grad=...) needs an array of numbers, got {type_name(given)} {given!r:.40}")
     xp = out.xp
     if is_array(given) and not isinstance(given, numbers.Real):
         own = namespace(given)
