@@ -265,3 +265,39 @@ def test_the_gradients_of_what_f_reads_from_outside_are_left_as_they_were():
     neuron.b.accumulate(0.75)
     assert gradcheck(lambda a: neuron([a, 1.0]), Value(0.5))
     assert [p.grad for p in neuron.parameters()] == [0.0, 0.0, 0.75]
+
+
+def test_gradcheck_leaves_a_graph_of_the_callers_that_f_reads_as_it_was():
+    # gradcheck's backward went on into the caller's graph through an interior tensor f read,
+    # released it, and reset its gradient: the caller's own backward then failed.
+    w = Tensor([1.0, 2.0], requires_grad=True)
+    h = w * 2
+    assert gradcheck(lambda t: (t * h).sum(), Tensor([3.0, 4.0]))
+    assert w.grad is None and h.grad is None
+    h.sum().backward()
+    np.testing.assert_array_equal(w.grad, [2.0, 2.0])
+    a = Value(2.0)
+    b = a * 3
+    b.grad = 1.0
+    assert gradcheck(lambda v: v * b, Value(1.5))
+    assert (a.grad, b.grad) == (0.0, 1.0)
+
+
+@pytest.mark.parametrize("outside", [Tensor(2.0, requires_grad=True), Value(3.0)], ids=["Tensor", "Value"])
+def test_gradcheck_refuses_an_f_that_returns_a_leaf_from_outside(outside):
+    inputs = Tensor([1.0]) if isinstance(outside, Tensor) else Value(1.0)
+    with pytest.raises(ValueError, match=r"f's result \(a leaf\) depends on none of its 1 input"):
+        gradcheck(lambda x: outside, inputs)  # every slope 0 = 0: it passed
+    assert gradcheck(lambda x: x, inputs)  # f returning its own input is checked as any f
+
+
+def test_gradcheck_names_float64_copies_where_a_float32_torch_model_refuses_them():
+    torch = pytest.importorskip("torch")
+    import array_api_compat.torch as xp
+
+    from tinyad.tensor import nn
+
+    model = nn.MLP(3, [4, 1], xp=xp, dtype="float32", seed=0)
+    with pytest.raises(TypeError, match="dtypes float64, float32") as error:
+        gradcheck(lambda x: model(x).sum(), Tensor(torch.ones(2, 3)))
+    assert "gradcheck called f at float64 copies of its inputs" in "".join(error.value.__notes__)

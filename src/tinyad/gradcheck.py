@@ -22,7 +22,7 @@ from typing import Any, Callable, Iterator
 import numpy as np
 
 from tinyad import graph
-from tinyad.tensor.backend import to_numpy
+from tinyad.tensor.backend import NUMPY, to_numpy
 from tinyad.validation import check_setting, type_name
 
 
@@ -66,7 +66,9 @@ def gradcheck(
     called on new leaves holding the inputs' data (``new_leaf``), so it must compute
     from its arguments (a result that depends on none of them is a ValueError: its check would
     compare 0 with 0); the inputs themselves are left as they were, and so are the gradients of
-    the Values or Tensors ``f`` reads from outside (a model's parameters).
+    the Values or Tensors ``f`` reads from outside (a model's parameters) and the graphs they belong
+    to. (Not those of parameters read only inside a ``checkpoint`` block in ``f``: the block's
+    recomputation during backward is the first to find them, and fills their gradients.)
     """
     if not inputs:
         raise ValueError("gradcheck needs at least one input")
@@ -89,19 +91,33 @@ def gradcheck(
     # Tensor's in float64), so the inputs themselves are never touched.
     leaves = [x.new_leaf(x.data if isinstance(x.data, float) else to_numpy(x.data).astype(np.float64))
               for x in inputs]
-    out = f(*leaves)
+    try:
+        out = f(*leaves)
+    except TypeError as error:
+        if any(getattr(x, "xp", NUMPY) is not NUMPY for x in inputs):
+            error.add_note(
+                "gradcheck called f at float64 copies of its inputs (finite differences need float64): "
+                "where f's own tensors (a model's parameters) are float32, in a library whose products "
+                "do not mix dtypes (PyTorch), make them float64 for the check"
+            )
+        raise
     _scalar(out)
-    if out.parents and not set(leaves) & set(graph.topo_sort(out)):
-        # Computed from values f reads from outside: every slope would be 0 = 0, a check of
-        # nothing, and backward would fill those values' gradients.
+    own = set(leaves)
+    if (out not in own and (out.parents or getattr(out, "requires_grad", True))
+            and not own & set(graph.topo_sort(out))):
+        # Computed from values f reads from outside, or one of them: every slope would be 0 = 0,
+        # a check of nothing, and backward would fill those values' gradients.
+        what = repr(out.op) if out.op else "a leaf"
         raise ValueError(
-            f"gradcheck: f's result ({out.op!r}) depends on none of its {len(inputs)} input(s): f must "
+            f"gradcheck: f's result ({what}) depends on none of its {len(inputs)} input(s): f must "
             "compute from its arguments, as in gradcheck(lambda w: loss(w), w), not from the "
             "Values or Tensors it finds outside"
         )
     if getattr(out, "requires_grad", True):
         with _gradients_kept(out, leaves):
-            out.backward()
+            # f may reach into a graph of its caller's (an interior tensor it reads): not its to free.
+            # (A Value's graph is never freed.)
+            out.backward(**({"retain_graph": True} if hasattr(out, "requires_grad") else {}))
     # else: a Tensor that depends on no input (a constant): every gradient is 0,
     # and the finite differences below must agree.
     analytic = [np.array(to_numpy(leaf.grad), dtype=np.float64) if leaf.has_grad()
@@ -143,21 +159,22 @@ def gradcheck(
 
 @contextmanager
 def _gradients_kept(out: Any, own: list) -> Iterator[None]:
-    """Leave the gradients of the leaves ``f`` reads from outside (a model's parameters) as they
-    were: gradcheck's backward fills only its own leaves', as a check must change nothing.
+    """Leave the gradients of every node but ``f``'s own leaves as they were: of what ``f`` reads
+    from outside (a model's parameters, an interior tensor of the caller's graph), and of the
+    nodes ``f`` made. gradcheck's backward fills only its own leaves', as a check must change nothing.
 
-    Each outside leaf's gradient is taken off it before the backward and put back after, so
-    an in-place sum (a Tensor leaf's ``grad += ...``) never reaches the array it had.
+    Each gradient is taken off its node before the backward and put back after, so an in-place
+    sum (a Tensor leaf's ``grad += ...``) never reaches the array it had.
     """
     mine = set(own)
-    outside = [node for node in graph.topo_sort(out) if not node.parents and node not in mine]
-    kept = [node.grad if node.has_grad() else None for node in outside]
-    for node in outside:
+    others = [node for node in graph.topo_sort(out) if node not in mine]
+    kept = [node.grad if node.has_grad() else None for node in others]
+    for node in others:
         node.zero_grad()
     try:
         yield
     finally:
-        for node, grad in zip(outside, kept):
+        for node, grad in zip(others, kept):
             node.zero_grad()
             if grad is not None:
                 node.accumulate(grad)
