@@ -350,3 +350,14 @@ def test_cross_entropy_names_labels_that_are_not_classes(labels, error, words):
         F.cross_entropy(Tensor(np.zeros((2, 3)), requires_grad=True), labels)
     with pytest.raises(ValueError, match=r"with at least one class, got shape \(2, 0\)"):
         F.cross_entropy(Tensor(np.zeros((2, 0))), [0, 0])  # was "labels must be in 0..-1"
+
+
+def test_mse_of_a_mean_within_range_is_finite():
+    # The square was taken before the division: (2e154)**2 overflows, though the mean, 1e308,
+    # is a float.
+    pred = Tensor([2e154, 0.0, 0.0, 0.0], requires_grad=True)
+    with np.errstate(all="raise", under="ignore"):
+        loss = F.mse(pred, np.zeros(4))
+        loss.backward()
+    assert loss.item() == pytest.approx(1e308, rel=1e-12)
+    np.testing.assert_allclose(pred.grad, [1e154, 0.0, 0.0, 0.0], rtol=1e-12)

@@ -324,7 +324,7 @@ def mse(pred: Tensor, target: Any) -> Tensor:
     """Mean of ``(pred - target) ** 2``; both must have the same shape (no broadcasting)."""
     pred, target = _entry_by_entry("mse", "pred and target", pred, target)
     diff = pred.data - target.data
-    data = pred.xp.sum(diff * diff / pred.size)  # divided first, as in cross_entropy
+    data = pred.xp.sum(diff * (diff / pred.size))  # divided before the square: (2e154)**2 overflows
     return pred.new_node(data, parents=(pred, target), op="mse", backward_rule=mse_backward, saved=diff)
 
 
