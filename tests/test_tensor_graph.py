@@ -380,16 +380,21 @@ def test_assigning_to_a_tensors_entries_says_to_change_its_data():
     assert np.array_equal(t.data, [1.0, 2.0])
 
 
-def test_checkpoint_over_a_block_that_needs_no_gradient_says_so():
+def test_checkpoint_over_a_block_that_needs_no_gradient_says_so_and_lets_the_rest_train():
     # A forgotten requires_grad=True: without checkpoint, backward refuses; with it, the walk
-    # ended in silence, w.grad stayed None and the optimiser skipped w.
+    # ended in silence, w.grad stayed None and the optimiser skipped w. It is said, not refused:
+    # a frozen block followed by a layer that trains is right, and was refused.
     X, w = Tensor(np.ones((4, 3))), Tensor(np.ones((3, 1)))
     with pytest.raises(RuntimeError, match="does not require grad"):
         (X @ w).sum().backward()
-    with pytest.raises(RuntimeError, match=r"checkpoint: the block's output \(shape \(\)\) needs no "
-                                           "gradient.*Give the parameters requires_grad=True"):
+    with pytest.warns(UserWarning, match=r"checkpoint: the block's output \(shape \(\)\) needs no "
+                                         "gradient.*give them requires_grad=True"):
         checkpoint(lambda x: (x @ w).sum(), X).backward()
     assert w.grad is None
+    head = Tensor(np.full((1, 2), 0.5), requires_grad=True)
+    with pytest.warns(UserWarning, match="Right for a frozen block"):
+        (checkpoint(lambda x: (x @ w).tanh(), X) @ head).sum().backward()
+    np.testing.assert_allclose(head.grad, np.full((1, 2), 4 * np.tanh(3.0)))
 
 
 def test_checkpoint_whose_fn_cuts_its_input_off_passes_zero_behind_it():

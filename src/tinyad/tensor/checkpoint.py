@@ -22,11 +22,14 @@ detects this and raises ``RuntimeError`` saying to pass the tensor as an argumen
 
 ``fn`` must be deterministic (no fresh random numbers), and its output may be used
 any number of times: all uses add into the checkpoint node's gradient before its
-rule runs.
+rule runs. A block that nothing needing a gradient goes into (frozen parameters, inputs that
+need none) passes no gradient on, as the same block without checkpoint would; since its output
+was recorded all the same, the rule warns, in case a ``requires_grad=True`` was forgotten.
 """
 
 from __future__ import annotations
 
+import warnings
 from typing import Callable
 
 from tinyad.tensor import grad_mode
@@ -62,7 +65,9 @@ def checkpoint_backward(out: Tensor) -> None:
         # The inner walk fills the parameters' grads directly and the inputs' copies here.
         recomputed.backward(out.grad)
     elif not any(t.requires_grad for t in out.parents):
-        raise _needs_no_gradient(out)  # nothing fn reads needs one: a forgotten requires_grad=True?
+        # Nothing fn reads needs a gradient: a frozen block, which passes none on, or a forgotten
+        # requires_grad=True, which the walk cannot tell from it. Said, not refused.
+        warnings.warn(_needs_no_gradient(out), stacklevel=2)
     for t, x in zip(out.parents, inputs):
         if t.requires_grad:
             # An input fn cut itself off from (x.detach() inside fn) gets 0, as a cut input would
@@ -70,13 +75,14 @@ def checkpoint_backward(out: Tensor) -> None:
             t.accumulate(x.grad if x.has_grad() else t.xp.zeros_like(t.data))
 
 
-def _needs_no_gradient(out: Tensor) -> RuntimeError:
-    """The error for a checkpointed block that nothing needing a gradient went into. Without
-    checkpoint, backward would have said so; with it, the walk would end and fill nothing."""
-    return RuntimeError(
+def _needs_no_gradient(out: Tensor) -> str:
+    """The warning for a checkpointed block that nothing needing a gradient went into: a frozen
+    block is right to pass none on, but without checkpoint a forgotten requires_grad=True would
+    have made backward refuse, and here the walk would fill nothing in silence."""
+    return (
         f"checkpoint: the block's output (shape {out.shape}) needs no gradient: neither the tensors "
-        "passed to checkpoint nor the ones fn reads (its parameters) require grad, so backward "
-        "would fill nothing. Give the parameters requires_grad=True, or call fn directly"
+        "passed to checkpoint nor the ones fn reads (its parameters) require grad, so it passes no "
+        "gradient on. Right for a frozen block; to train its parameters, give them requires_grad=True"
     )
 
 
