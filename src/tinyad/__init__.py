@@ -1,9 +1,11 @@
 """tinyad: automatic differentiation from one number to an array engine.
 
 The scalar engine (``Value``) and the array engine (``Tensor``) share one graph
-walk, ``tinyad.graph``. Importing them needs numpy alone: ``draw`` (the course's
-picture of a graph, ``tinyad.course.viz``) is imported the first time it is asked for, and
-names the missing package when the course's packages are not installed.
+walk, ``tinyad.graph``. Importing them needs numpy and array_api_compat (which finds the
+namespace of another array library's arrays, ``tinyad.tensor.backend``) and nothing else:
+``draw`` (the course's picture of a graph, ``tinyad.course.viz``) is imported the first time it
+is accessed (``from tinyad import draw`` imports it, and with it graphviz, ipywidgets, tqdm and
+IPython), and names the missing package when the course's packages are not installed.
 """
 
 from tinyad.gradcheck import gradcheck
