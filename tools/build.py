@@ -24,8 +24,9 @@ Two refusals protect what is stored:
 (``nbgrader_course.write_course``): one assignment per solution notebook, its lesson beside it.
 
 Executed notebooks keep their outputs and only the metadata ``nbtools.normalise``
-keeps (no timings), so an unchanged lesson rebuilds to the same text apart from
-outputs that cannot be stable (graph SVG, widget ids), which nbval ignores.
+keeps (no timings, no widget views, one output per printed stream), so an unchanged lesson
+rebuilds to the same text apart from the outputs of cells marked ``# NBVAL_IGNORE_OUTPUT``
+(progress bars, timings, memory measured), which nbval does not compare.
 """
 
 from __future__ import annotations
