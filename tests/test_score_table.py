@@ -4,7 +4,8 @@ One row per ``## Exercise N: title`` heading, with exactly ``passed``, ``failed`
 first line of the check's hint, or the error) or ``not started`` (the blank's
 NotImplementedError). Seen here on a blank, a half-done and a finished copy of lesson 01's
 exercises, graded by a real pytest run in a copy of the course, and on a small exercise notebook
-graded from the course's root, from ``exercises/`` and from a folder outside the course.
+graded from the course's root, from ``exercises/`` and from a folder outside the course, and
+outside the course as an instructor grades a notebook a learner sent (README: the plugin named).
 """
 
 from __future__ import annotations
@@ -239,6 +240,21 @@ def test_the_table_from_the_root_from_exercises_and_from_elsewhere(tmp_path, whe
     plain = re.sub(r"\x1b\[[0-9;]*m", "", out)  # IPython colours the tracebacks it makes
     assert "CheckFailed: the answer\n  tried:    two(2.0)" in plain and "grading.py" not in plain, out
     assert "NotImplementedError: Exercise 3 is not started" in plain, out
+
+
+def test_a_notebook_outside_the_course_is_graded_with_the_plugin_named(tmp_path):
+    """Outside the course pytest reads neither its settings nor its conftest.py, so README's
+    command for a notebook a learner sent names the plugin and the kernel; inside the course,
+    where conftest.py loads the plugin too, naming it again prints the table once."""
+    course = course_copy(tmp_path / "course", {SMALL: small_exercise()})
+    (tmp_path / "sent").mkdir()
+    nbtools.write(small_exercise(), tmp_path / "sent" / SMALL)
+    named = ["-p", "tinyad.course.score_table", "--nbval-current-env"]
+    assert "= score =" not in grade(course, str(tmp_path / "sent" / SMALL))
+    out = grade(course, *named, str(tmp_path / "sent" / SMALL))
+    assert "INTERNALERROR" not in out and table_of(out) == [f"../sent/{SMALL}", *SMALL_TABLE], out
+    out = grade(course, *named, f"exercises/{SMALL}")
+    assert out.count("= score =") == 1 and table_of(out) == [f"exercises/{SMALL}", *SMALL_TABLE], out
 
 
 def test_the_table_reports_the_first_failing_cell_of_an_exercise(tmp_path):

@@ -4,8 +4,11 @@ The repository's ``conftest.py`` loads it (``pytest_plugins``), so it is active 
 repository root, from ``exercises/`` and in a learner's copy of the course. It only speaks
 when notebooks are graded lax (``--nbval-lax``, the learner's command) and they hold exercises.
 It uses only pytest's documented interface (a hook wrapper, ``item.path``,
-``config.invocation_params``), so it runs alike under every pytest the project allows (8 and 9):
-each notebook is named as the learner would type it from the folder pytest was started in.
+``config.invocation_params``), so that it runs alike under pytest 8 and later (pyproject.toml
+asks for ``pytest>=8``, with no upper bound; CI runs its tests under the oldest allowed too).
+Each notebook is named as the learner would type it from the folder pytest was started in.
+For a notebook outside the course, where no ``conftest.py`` of the course is read, name the
+plugin: ``python -m pytest -p tinyad.course.score_table --nbval-lax path/to/NN_name.ipynb``.
 
 An exercise is a level-2 markdown heading ``## Exercise N: title`` and every cell after it
 up to the next level-2 heading. Its row says
