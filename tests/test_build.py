@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
+
+from shutil import which as shutil_which
 
 import nbformat
 import pytest
@@ -147,6 +150,23 @@ def test_a_release_refuses_a_folder_that_is_not_empty_or_inside_the_course(tmp_p
     assert not (build.ROOT / "release-here").exists()
 
 
+def test_the_learners_readme_is_the_marked_parts_of_the_readme_in_order():
+    begin, end = build.LEARNERS_BEGIN, build.LEARNERS_END
+    readme = f"{begin}\n# course\n\nfor all\n{end}\n\nfor instructors\n\n{begin}\n## more\n{end}\nthe rest\n"
+    assert build.learners_readme(readme) == "# course\n\nfor all\n\n## more\n"
+    for broken in ["no markers", f"{begin}\nopen", f"{end}\n{begin}\nx\n{end}", f"{begin}\n{begin}\n{end}",
+                   f"{begin}\nx\n{end}\n{end}"]:
+        with pytest.raises(SystemExit, match="markers"):
+            build.learners_readme(broken)
+
+
+def test_a_release_without_git_is_a_plain_folder_and_says_so(tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr(build.shutil, "which", lambda name: None if name == "git" else shutil_which(name))
+    build.release(tmp_path / "course")
+    assert "git is not installed" in capsys.readouterr().out
+    assert not (tmp_path / "course" / ".git").exists() and (tmp_path / "course" / "README.md").exists()
+
+
 def test_the_nbgrader_course_refuses_a_folder_that_is_not_empty_or_inside_the_course(tmp_path, monkeypatch):
     (tmp_path / "old.txt").write_text("keep me")
     for target, complaint in [(tmp_path, "is not empty"), (build.ROOT / "nbgrader-here", "inside the course")]:
@@ -194,6 +214,20 @@ def test_the_release_installs_in_a_clean_environment_and_grades_its_blank_exerci
         solution = nbtools.read(build.ROOT / "solutions" / name)
         assert (copy / "exercises" / name).read_text() == nbtools.dumps(nbtools.make_exercise(solution, name))
     assert 'testpaths = ["notebooks"]' in (copy / "pyproject.toml").read_text()
+    # Its README is the course's parts for learners: the lesson table and both commands, and nothing
+    # (no link, no command, no path) of what the release does not hold.
+    readme = (copy / "README.md").read_text()
+    assert readme == build.learners_readme((build.ROOT / "README.md").read_text())
+    for lacking in ("tools/", "build.py", "benchmarks/", "solutions/", "text/", ".ci", "tests/", "nbgrader",
+                    "## For instructors", "<!--"):
+        assert lacking not in readme, f"the release's README mentions {lacking!r}, which the release lacks"
+    assert all(f"](notebooks/{name})" in readme for name in lessons), "the lesson table is missing"
+    for command in ('python -m pip install -e . && python -m jupyter lab --notebook-dir=. notebooks/01_value.ipynb',
+                    'python -m pip install -e ".[test]" && python -m pytest',
+                    "python -m pytest --nbval-lax exercises/"):
+        assert command in readme, command
+    for link in re.findall(r"\]\(([^)#]+)\)", readme):
+        assert link.startswith("https://") or (copy / link).exists(), f"the release's README links to {link}"
 
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME")}
     venv = tmp_path / "venv"

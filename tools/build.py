@@ -19,7 +19,8 @@ Two refusals protect what is stored:
 - an exercise notebook that has been run or has blanks filled in holds a learner's
   work; it is not overwritten unless given ``--force``.
 ``python tools/build.py --release DIR`` writes the learners' copy of the course instead
-(``release``): no solutions and no tests of them, exercises made afresh from the solutions.
+(``release``): no solutions and no tests of them, exercises made afresh from the solutions, and a
+README made of README.md's parts for learners (``learners_readme``).
 ``python tools/build.py --nbgrader DIR`` writes the course as an nbgrader course instead
 (``nbgrader_course.write_course``): one assignment per solution notebook, its lesson beside it.
 
@@ -187,10 +188,14 @@ def build(number: str, timeout: int, force: bool = False) -> None:
 
 # What a learner gets: the course, its settings, the engine, and the grading plugin
 # (src/tinyad/course/score_table.py, loaded by conftest.py). tests/ only for nbval's sanitiser.
-RELEASE_FILES = ["README.md", "pyproject.toml", "environment.yml", "postBuild", "conftest.py",
+# README.md is not copied: the release's README is learners_readme's.
+RELEASE_FILES = ["pyproject.toml", "environment.yml", "postBuild", "conftest.py",
                  ".gitignore", "tests/nbval_sanitize.cfg"]
 RELEASE_FOLDERS = ["src", "notebooks"]
 TESTPATHS = 'testpaths = ["tests", "notebooks", "solutions"]'
+# README.md marks the parts that belong in the learners' README, which has no instructors' or
+# maintainers' sections and names nothing the release lacks (tools/, solutions/, benchmarks/, ...).
+LEARNERS_BEGIN, LEARNERS_END = "<!-- learners' README: begin -->", "<!-- learners' README: end -->"
 
 
 def new_folder(target: Path, what: str) -> None:
@@ -202,10 +207,28 @@ def new_folder(target: Path, what: str) -> None:
     target.mkdir(parents=True, exist_ok=True)
 
 
+def learners_readme(readme: str) -> str:
+    """The learners' README: the parts of ``readme`` between its learners' markers, in order."""
+    parts = []
+    rest = readme
+    while LEARNERS_BEGIN in rest:
+        before, _, rest = rest.partition(LEARNERS_BEGIN)
+        part, found, rest = rest.partition(LEARNERS_END)
+        if LEARNERS_END in before or not found or LEARNERS_BEGIN in part:
+            sys.exit(f"build.py: README.md's markers {LEARNERS_BEGIN} and {LEARNERS_END} must come in pairs")
+        parts.append(part.strip("\n"))
+    if not parts or LEARNERS_END in rest:
+        sys.exit(f"build.py: README.md needs pairs of markers {LEARNERS_BEGIN} and {LEARNERS_END} "
+                 "around the parts that belong in the learners' README")
+    return "\n\n".join(parts) + "\n"
+
+
 def release(target: Path) -> None:
     """Write the learners' copy of the course into ``target`` (new or empty), as a git repository
     when git is installed, so ``git checkout -- exercises/NN_name.ipynb`` starts a notebook over."""
     new_folder(target, "the release")
+    readme = learners_readme((ROOT / "README.md").read_text(encoding="utf-8"))
+    (target / "README.md").write_text(readme, encoding="utf-8")
     for name in RELEASE_FILES:
         (target / name).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(ROOT / name, target / name)
@@ -226,6 +249,9 @@ def release(target: Path) -> None:
         git = ["git", "-c", "user.name=tinyad", "-c", "user.email=tinyad@localhost", "-C", str(target)]
         for command in (["init", "-q"], ["add", "-A"], ["commit", "-q", "-m", "The course, as handed out"]):
             subprocess.run(git + command, check=True, capture_output=True)
+    else:
+        print("git is not installed: the release is a plain folder, not a git repository, so learners "
+              "cannot start a notebook over with git checkout")
     print(f"released the course into {target}: no solutions/, exercises blank")
 
 
