@@ -20,9 +20,13 @@ by side: ``binary.py`` (``+ - * / ** @``, with broadcasting), ``elementwise.py``
 (each entry on its own, such as ``exp`` and ``tanh``), ``reductions.py`` (over axes, such
 as ``sum`` and ``max``), ``shapes.py`` (moving entries, such as ``reshape`` and indexing)
 and ``functional.py`` (softmax, losses and layers as single fused nodes). The methods
-below call them: this module imports the op modules, and they never import it back. An op
-makes its output through its operand (``new_node``), so it needs no name for the class; in
-``t + 2`` the operator makes the 2 a Tensor first (``operand``), so the ops get Tensors.
+below call the first four: this module imports ``binary``, ``elementwise``, ``reductions``
+and ``shapes``, and they never import it back at run time (their ``Tensor`` import is for
+type hints only). An op there makes its output through its operand (``new_node``), so it
+needs no name for the class; in ``t + 2`` the operator makes the 2 a Tensor first
+(``operand``), so the ops get Tensors. ``functional``, ``checkpoint`` and ``nn``, built on
+``Tensor``, do import this module (``Tensor``, and in functional and nn ``constant``), and
+this module imports none of them.
 
 ``Tensor(...)`` is the one constructor: a learner's call makes a leaf; ``new_node`` passes it
 the keyword-only ``parents``, ``op``, ``backward_rule`` and ``saved`` (what the rule needs
