@@ -11,8 +11,17 @@ Where the standard has no function, each need has one small helper here, NumPy's
 first: an unbuffered scatter-add (``scatter_add``), NumPy's floating-point error state
 (``errstate``), a copy in NumPy for reading (``to_numpy``), a quick test that an array is
 finite (``all_finite``), and the check and message for arrays that cannot meet in one op
-(``same_place``, ``cannot_combine``). Nothing else in the engine asks which library
-it holds.
+(``same_place``, ``cannot_combine``).
+
+Outside this module the engine asks two things only of an array's library. Whether it is
+NumPy's (``xp is NUMPY`` in ``tensor.py``, ``binary.py``, ``shapes.py``, ``nn.py`` and
+``gradcheck.py``; the array's type, ``np.ndarray``, in ``tensor.py``, ``shapes.py``,
+``functional.py`` and ``optim.py``): for NumPy's fast paths (no device check for two NumPy
+arrays, a NumPy dtype's kind read directly), NumPy's own conversions (its 0-d result made an
+array again, a seed gradient made with ``np.array``), the conversions only another library
+needs (a number, a list or an index array put into that library and onto its device), the
+refusal of a device other than the CPU for NumPy's parameters, and a note on an error only
+another library raises. And its name (``library``), for a Tensor's repr and an error message.
 """
 
 from __future__ import annotations
