@@ -15,7 +15,9 @@ The numerical care, in one place:
   argument is >= 1, never 0.
 - ``log_softmax(x) = x - logsumexp(x)``: computed directly, never as
   ``log(softmax(x))``, whose tiny probabilities round to 0 and give ``-inf``.
-- ``cross_entropy`` takes logits, not probabilities, and uses ``log_softmax``.
+- ``cross_entropy`` takes logits, not probabilities, and computes each row's
+  ``-log_softmax`` at its label itself, in the same shifted form: ``log(s) - (x[label] - m)``,
+  with ``m`` the row's maximum and ``s = sum(exp(x - m)) >= 1``.
 - ``log_sigmoid(x) = min(x, 0) - log1p(exp(-|x|))``: the log of the sigmoid without
   taking a log of it (``sigmoid(-800.)`` rounds to 0, whose log is ``-inf``); ``exp``
   only ever sees numbers <= 0. ``binary_cross_entropy_with_logits`` is built on the
@@ -26,13 +28,18 @@ The numerical care, in one place:
 - Gradients are computed from the shifted ``x`` too, never from a large output
   such as ``logsumexp(x)``, whose rounding would carry into every gradient.
 
-None of them overflows, divides by zero or makes a nan, forward or backward, on
-finite inputs as extreme as ``1e10`` or ``-1e300``: they run without a NumPy warning
-even under ``np.errstate(all="raise", under="ignore")``. Each computes with the namespace of
-its inputs' library (``x.xp``), as every op does. (Underflow, a result too
-small to represent rounding toward 0, is the correct answer there; NumPy ignores it
-by default.) The one limit: along the axis, ``max - x`` must itself be a float (below about
-``1.8e308``, or ``3.4e38`` in float32); ``[1e308, -1e308]`` overflows in the shift.
+The softmax family (``softmax``, ``log_softmax``, ``logsumexp``), ``log_sigmoid`` and the
+cross-entropy losses (``cross_entropy``, ``binary_cross_entropy_with_logits``) never overflow,
+divide by zero or make a nan, forward or backward, on finite inputs as extreme as ``1e10`` or
+``-1e300``: they run without a NumPy warning even under
+``np.errstate(all="raise", under="ignore")``. (Underflow, a result too small to represent
+rounding toward 0, is the correct answer there; NumPy ignores it by default.) The one limit:
+along the axis, ``max - x`` must itself be a float (below about ``1.8e308``, or ``3.4e38`` in
+float32); ``[1e308, -1e308]`` overflows in the shift. ``mse``, ``linear`` and ``rnn_step``
+promise no such thing: they square, multiply and add their inputs, so where the true result
+(for ``rnn_step``, the sum inside its tanh) is beyond the float range, it overflows, as it
+must: ``mse([1e200], [-1e200])``, ``linear`` of ``1e300`` by a weight of ``1e10``. Each
+function computes with the namespace of its inputs' library (``x.xp``), as every op does.
 """
 
 from __future__ import annotations
