@@ -1,7 +1,9 @@
 """One training step of lesson 06's and lesson 09's MLPs on every array library and device present.
 
-    python benchmarks/device_bench.py             # about a minute on a CPU
+    python benchmarks/device_bench.py             # longer than --quick
     python benchmarks/device_bench.py --quick     # fewer repetitions, batches up to 4,096
+
+``--quick`` took about 8 s on 2 idle CPU cores without a GPU; the full run takes longer.
 
 The engine computes with the library its arrays come from (the Python array API standard), so the
 same tinyad code runs on NumPy, on PyTorch's CPU tensors and, where there is a CUDA GPU, on
@@ -12,8 +14,10 @@ PyTorch's CUDA tensors and on CuPy. Each row times one training step, the engine
 - ``tinyad on <library>``: zero the gradients, forward, loss, backward, SGD update, with the
   parameters in that library and on its device.
 
-Two networks: lesson 06's MLP 2-8-1 (tanh, mean squared error) and lesson 09's MLP 64-128-10
-(ReLU, cross-entropy), float64, SGD with lr 0.01, at batch sizes 16 to 16,384 (powers of 4).
+Two networks: lesson 06's MLP 2-8-1 (tanh; its forward pass as the lesson writes it, the loss
+as one ``functional.mse`` node where the lesson writes ``((forward(...) - Y) ** 2).mean()``) and
+lesson 09's MLP 64-128-10 (ReLU, cross-entropy), float64, SGD with lr 0.01, at batch sizes 16 to
+16,384 (powers of 4).
 Every step starts from the batch as NumPy arrays in the host's memory, as a data loader hands it
 over, and puts it in the library (for a GPU: copies it to the device) inside the timed step. The
 parameters stay in their library and on their device throughout.
@@ -132,7 +136,8 @@ def digits_like(batch: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 def lesson06_tinyad(library: Library) -> Callable[[np.ndarray, np.ndarray], Any]:
-    """Lesson 06's step: ``((X @ W1 + b1).tanh() @ W2 + b2 - Y) ** 2`` averaged, SGD."""
+    """Lesson 06's step: the lesson's forward ``(X @ W1 + b1).tanh() @ W2 + b2``, the loss as one
+    ``F.mse`` node (the lesson writes ``((forward(...) - Y) ** 2).mean()``), SGD."""
     W1, b1, W2, b2 = params = nn.MLP(2, [8, 1], seed=0, xp=library.xp, device=library.device).parameters()
     optimiser = SGD(params, lr=LR)
     xp, device = library.xp, library.device

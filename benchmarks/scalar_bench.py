@@ -1,7 +1,7 @@
 """The scalar engine against micrograd, measured side by side in one process.
 
     python -m pip install -e ".[benchmark]"
-    python benchmarks/scalar_bench.py
+    python benchmarks/scalar_bench.py            # --repeats 7 unless given
 
 1. One training step (zero grads, forward, loss, backward, SGD update) of an MLP
    2-16-16-1 with tanh on 100 points of a 2-D data set, in tinyad and in micrograd.

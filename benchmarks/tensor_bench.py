@@ -1,9 +1,13 @@
 """The array engine against hand-written NumPy and PyTorch, side by side in one process.
 
-    python benchmarks/tensor_bench.py            # about a minute
+    python benchmarks/tensor_bench.py            # longer than --quick
     python benchmarks/tensor_bench.py --quick    # fewer repetitions
 
-Each case times one training step of the same network three to five ways:
+``--quick`` took about 10 s on 2 idle CPU cores; the full run takes longer.
+
+Each MLP case times one training step of the same network (forward, cross-entropy, backward,
+SGD update), and the RNN case forward and backward only (loss ``mean(h_T ** 2)``, no
+optimiser), three to five ways:
 
 - ``numpy``: forward and backward written out by hand with NumPy, the floor that
   any NumPy-based engine can at best reach (same ops, no graph);
