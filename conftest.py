@@ -22,7 +22,16 @@ pytest_plugins = ["tinyad.course.score_table"]
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    """Point nbval at the sanitiser file in the repository when it is named relatively."""
+    """Point nbval at the sanitiser file in the repository when it is named relatively; refuse to
+    test an engine other than this folder's (another clone's, installed in a shared environment)."""
+    import tinyad
+
+    engine, own = Path(tinyad.__file__).resolve().parent, (Path(__file__).parent / "src").resolve()
+    if (own / "tinyad").is_dir() and not engine.is_relative_to(own):
+        raise pytest.UsageError(
+            f"this Python imports tinyad from {engine}, not from {own}: the tests would check that "
+            "engine. Install this folder (python -m pip install -e .) or run with PYTHONPATH=src"
+        )
     name = getattr(config.option, "nbval_sanitize_with", None)
     if name and not Path(name).is_absolute() and not Path(name).exists():
         config.option.nbval_sanitize_with = str(config.rootpath / name)

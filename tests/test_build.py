@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import os
 import re
 import sys
+import time
 from pathlib import Path
 
 from shutil import which as shutil_which
@@ -15,6 +17,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
 import build  # noqa: E402  (tools/ is a folder of scripts, not a package)
 import nbtools  # noqa: E402
+import textforms  # noqa: E402
 
 
 def write_notebook(path: Path, *sources: str) -> None:
@@ -252,3 +255,65 @@ def test_the_release_installs_in_a_clean_environment_and_grades_its_blank_exerci
     # The release's own test command finds the lessons, and only them.
     out = run("-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider")
     assert "error" not in out.lower() and "notebooks/01_" in out and "solutions" not in out, out
+
+
+def test_a_cell_marked_to_raise_that_runs_without_an_error_stops_the_build(tmp_path):
+    # nbval only tolerates an error in such a cell: a demonstration that stopped raising was
+    # stored, and passed, under words about the error it no longer shows.
+    path = tmp_path / "97_quiet.ipynb"
+    write_notebook(path, "# NBVAL_RAISES_EXCEPTION\nx = 1")
+    before = path.read_text(encoding="utf-8")
+    with pytest.raises(SystemExit, match="97_quiet.ipynb's cell 0 is marked to raise .* but ran without an "
+                                         "error, left unchanged"):
+        build.execute(path, timeout=60)
+    assert path.read_text(encoding="utf-8") == before
+
+
+def test_a_cell_that_runs_longer_than_the_timeout_stops_the_build(tmp_path):
+    # With the synchronous kernel manager, nbclient never enforced --timeout: a hung cell hung the build.
+    path = tmp_path / "96_slow.ipynb"
+    write_notebook(path, "import time\ntime.sleep(30)")
+    start = time.perf_counter()
+    with pytest.raises(SystemExit, match="96_slow.ipynb ran longer than 2 s"):
+        build.execute(path, timeout=2)
+    assert time.perf_counter() - start < 25
+
+
+def test_the_build_refuses_to_drop_a_notebooks_edits_its_text_form_lacks(tmp_path, monkeypatch):
+    # A change made in JupyterLab and never carried into the text form was silently built over.
+    monkeypatch.setattr(textforms, "ROOT", tmp_path)
+    monkeypatch.setattr(build, "ROOT", tmp_path)
+    notebook = tmp_path / "notebooks" / "95_demo.ipynb"
+    notebook.parent.mkdir()
+    (tmp_path / "solutions").mkdir()
+    write_notebook(notebook, "x = 1")
+    twin = textforms.write_text(notebook)
+    write_notebook(notebook, "x = 2")  # edited in JupyterLab, after the text form
+    os.utime(twin, (1, 1))
+    assert textforms.edited_side(notebook) == "notebook"
+    monkeypatch.setattr(build, "execute", lambda path, timeout: pytest.fail("built over the edit"))
+    with pytest.raises(SystemExit, match=r"notebooks/95_demo.ipynb saved after its text form, with cells it "
+                                         r"lacks \(cell 0 differs.*python tools/textforms.py 95"):
+        build.build("95", timeout=60)
+    os.utime(notebook, (1, 1))
+    os.utime(twin, None)  # the text form saved last: an edit to build
+    assert textforms.edited_side(notebook) == "text"
+
+
+def test_the_tests_and_the_build_refuse_an_engine_from_another_folder(tmp_path, monkeypatch):
+    # A second clone or a worktree sharing this environment tested and built this clone's engine,
+    # in silence, where the package installed in editable mode points here.
+    import subprocess
+
+    import shutil
+
+    other = tmp_path / "elsewhere" / "tinyad"  # another clone's engine
+    shutil.copytree(ROOT / "src" / "tinyad", other, ignore=shutil.ignore_patterns("__pycache__"))
+    env = {**os.environ, "PYTHONPATH": str(other.parent)}
+    done = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider",
+                           "tests/test_graph.py"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode != 0
+    assert f"this Python imports tinyad from {other}, not from {ROOT / 'src'}" in done.stdout + done.stderr
+    monkeypatch.setitem(sys.modules, "tinyad", type(sys)("tinyad"))
+    sys.modules["tinyad"].__file__ = str(other / "__init__.py")
+    assert build.foreign_engine() == str(other)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -91,3 +92,28 @@ def test_a_rebuilt_cell_keeps_its_id_and_a_new_one_gets_one_from_its_source():
     assert ids[0] == "keep-me" and ids[2] == "and-me"
     again = textforms.from_text(textforms.to_text(edited))
     assert again.cells[1].id == ids[1] and len(set(ids)) == 3  # from the source: the same each time
+
+
+def test_writing_text_forms_refuses_to_overwrite_an_edit_not_built_yet(tmp_path, monkeypatch, capsys):
+    # `python tools/textforms.py` with no lesson wrote every text form from its notebook, losing
+    # any text edit not built yet.
+    monkeypatch.setattr(textforms, "ROOT", tmp_path)
+    notebook = tmp_path / "notebooks" / "99_demo.ipynb"
+    notebook.parent.mkdir()
+    (tmp_path / "solutions").mkdir()
+    v4 = nbformat.v4
+    nbformat.write(v4.new_notebook(cells=[v4.new_code_cell("x = 1")]), notebook)
+    twin = textforms.write_text(notebook)
+    os.utime(notebook, (1, 1))
+    twin.write_text(twin.read_text().replace("x = 1", "x = 2"))  # edited, not built
+    monkeypatch.setattr(sys, "argv", ["textforms.py"])
+    with pytest.raises(SystemExit, match=r"text/notebooks/99_demo.md hold edits their notebooks lack .*"
+                                         r"python tools/build.py 99.*--force"):
+        textforms.main()
+    assert "x = 2" in twin.read_text()
+    monkeypatch.setattr(sys, "argv", ["textforms.py", "98"])
+    with pytest.raises(SystemExit, match="no lesson '98': the lessons are 99"):
+        textforms.main()
+    monkeypatch.setattr(sys, "argv", ["textforms.py", "--force", "99"])
+    textforms.main()
+    assert "x = 1" in twin.read_text()

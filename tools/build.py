@@ -17,7 +17,15 @@ Two refusals protect what is stored:
   fallbacks (DOT text, "torch is not installed"); the build stops unless given
   ``--allow-missing``;
 - an exercise notebook that has been run or has blanks filled in holds a learner's
-  work; it is not overwritten unless given ``--force``.
+  work; it is not overwritten unless given ``--force``;
+- a lesson or solution notebook saved after its text form, with cells the text form lacks,
+  holds edits made in JupyterLab; it is not built over unless given ``--force``
+  (``tools/textforms.py NN`` carries the edits into the text form first).
+
+A cell marked to raise (``# NBVAL_RAISES_EXCEPTION`` or tagged ``raises-exception``) that ran
+without an error stops the build too: nbval would accept it, and the lesson's words about the
+error it shows would go on standing over none. The build runs with the engine of this clone's
+``src/`` only: a Python that imports tinyad from elsewhere is refused.
 ``python tools/build.py --release DIR`` writes the learners' copy of the course instead
 (``release``): no solutions and no tests of them, exercises made afresh from the solutions, and a
 README made of README.md's parts for learners (``learners_readme``).
@@ -42,9 +50,9 @@ import time
 from pathlib import Path
 
 from jupyter_client.kernelspec import KernelSpec, KernelSpecManager
-from jupyter_client.manager import KernelManager
+from jupyter_client.manager import AsyncKernelManager
 from nbclient import NotebookClient
-from nbclient.exceptions import CellExecutionError
+from nbclient.exceptions import CellExecutionError, CellTimeoutError, DeadKernelError
 import nbformat
 from tinyad.course.score_table import blanks_in
 
@@ -117,7 +125,8 @@ def notebooks_of(number: str, folder: str) -> list[Path]:
 def execute(path: Path, timeout: int) -> None:
     """Run a notebook top to bottom on a fresh kernel and save it with its outputs."""
     nb = source_of(path)
-    kernel = KernelManager(kernel_name="python3", kernel_spec_manager=CurrentPythonKernels())
+    # The asynchronous manager: with the synchronous one, nbclient never enforced the timeout.
+    kernel = AsyncKernelManager(kernel_name="python3", kernel_spec_manager=CurrentPythonKernels())
     client = NotebookClient(
         nb,
         km=kernel,
@@ -132,8 +141,29 @@ def execute(path: Path, timeout: int) -> None:
         client.execute(env=env)
     except CellExecutionError as error:
         raise SystemExit(f"build.py: {shown(path)} failed, left unchanged:\n{error}")
+    except CellTimeoutError:
+        raise SystemExit(f"build.py: a cell of {shown(path)} ran longer than {timeout} s (--timeout), "
+                         "left unchanged: a lesson's cells run in seconds") from None
+    except DeadKernelError as error:
+        raise SystemExit(f"build.py: the kernel running {shown(path)} died ({error}), left unchanged") from None
+    quiet = [k for k, cell in enumerate(nb.cells) if cell.cell_type == "code"
+             and "raises-exception" in cell.metadata.get("tags", [])
+             and not any(output.output_type == "error" for output in cell.outputs)]
+    if quiet:
+        raise SystemExit(
+            f"build.py: {shown(path)}'s cell {quiet[0]} is marked to raise (NBVAL_RAISES_EXCEPTION or "
+            "the raises-exception tag) but ran without an error, left unchanged: drop the mark, or "
+            "make the cell show the error the lesson speaks of"
+        )
     nbtools.write(nbtools.normalise(nb), path)
     print(f"executed  {shown(path)}  ({time.perf_counter() - start:.1f} s)")
+
+
+def foreign_engine() -> str | None:
+    """Where tinyad is imported from, when that is not this clone's ``src/`` (a second clone or a
+    worktree sharing another's environment): the lessons would print and run that engine."""
+    where = Path(sys.modules["tinyad"].__file__).resolve().parent
+    return None if where.is_relative_to(ROOT / "src") else str(where)
 
 
 def missing_references() -> list[str]:
@@ -166,6 +196,17 @@ def learner_work(exercise: Path, fresh: nbformat.NotebookNode) -> str | None:
 def build(number: str, timeout: int, force: bool = False) -> None:
     """Execute lesson ``number``'s lesson and solution notebooks, then regenerate its exercises."""
     solutions = notebooks_of(number, "solutions")
+    # A notebook changed in JupyterLab after its text form was written holds edits that building
+    # from the text form would silently drop.
+    edited = [path for folder in textforms.FOLDERS for path in notebooks_of(number, folder)
+              if textforms.edited_side(path) == "notebook"]
+    if edited and not force:
+        sys.exit(
+            f"{', '.join(shown(p) for p in edited)} saved after {'its' if len(edited) == 1 else 'their'} "
+            f"text form, with cells it lacks ({textforms.difference(edited[0])}): building from the text "
+            f"would drop them. Carry them into the text form (python tools/textforms.py {number}) and "
+            "build again, or pass --force to build from the text form as it is."
+        )
     # Refuse before executing anything: an exercise has no outputs, so the solution's
     # source, executed or not, decides what the exercise will be.
     for solution in solutions:
@@ -235,8 +276,11 @@ def release(target: Path) -> None:
     junk = shutil.ignore_patterns("__pycache__", "*.egg-info", ".ipynb_checkpoints")
     for name in RELEASE_FOLDERS:
         shutil.copytree(ROOT / name, target / name, ignore=junk)
+    for stray in (target / "notebooks").glob("*.ipynb"):  # an Untitled.ipynb would fail the learners' tests
+        if not stray.name[:2].isdigit():
+            stray.unlink()
     (target / "exercises").mkdir()
-    for solution in sorted((ROOT / "solutions").glob("*.ipynb")):
+    for solution in sorted((ROOT / "solutions").glob("[0-9][0-9]_*.ipynb")):
         nbtools.write(nbtools.make_exercise(nbtools.read(solution), solution.name),
                       target / "exercises" / solution.name)
     settings = (target / "pyproject.toml").read_text(encoding="utf-8")
@@ -264,7 +308,9 @@ def main() -> None:
         "--allow-missing", action="store_true", help="build without dot or torch (stores fallbacks)"
     )
     parser.add_argument(
-        "--force", action="store_true", help="overwrite exercise notebooks that hold a learner's work"
+        "--force", action="store_true",
+        help="overwrite exercise notebooks that hold a learner's work, and build over lesson notebooks "
+             "saved after their text forms"
     )
     parser.add_argument(
         "--release", metavar="DIR", type=Path,
@@ -275,6 +321,8 @@ def main() -> None:
         help="write the course as an nbgrader course (nbgrader_course.py) into DIR instead of building",
     )
     args = parser.parse_args()
+    if args.timeout <= 0:
+        parser.error(f"--timeout is seconds per cell, a number above 0, got {args.timeout}")
     if args.release and args.nbgrader:
         parser.error("--release and --nbgrader write two different copies of the course: one at a time")
     if (args.release or args.nbgrader) and args.lessons:
@@ -291,6 +339,11 @@ def main() -> None:
     if textforms is None:
         sys.exit(f"build.py: building lessons from their text forms needs {TEXTFORMS_MISSING.name} "
                  "(python -m pip install -e \".[test]\")")
+    elsewhere = foreign_engine()
+    if elsewhere:
+        sys.exit(f"build.py: this Python imports tinyad from {elsewhere}, not from {shown(ROOT / 'src')}: the "
+                 "lessons would print and run that engine. Install this clone (python -m pip install -e .) "
+                 "or run with PYTHONPATH=src")
     missing = missing_references()
     if missing and not args.allow_missing:
         sys.exit(

@@ -11,6 +11,10 @@ builds each ``.ipynb`` from its text form and runs it, so the two stay in step;
     python tools/textforms.py             # write every text form from its notebook
     python tools/textforms.py 06 07       # only these lessons
 
+A text form saved after its notebook, and differing from it, holds an edit not built yet: it
+is not overwritten (``--force`` does). ``tools/build.py`` likewise refuses to build over a
+notebook saved after its text form with cells the text form lacks.
+
 Writing from the notebook is for a change made in JupyterLab: save the notebook, write its
 text form, review the text's diff, then build.
 """
@@ -96,6 +100,16 @@ def difference(notebook: Path) -> str | None:
     return None
 
 
+def edited_side(notebook: Path) -> str | None:
+    """Which of ``notebook`` and its text form holds an edit the other lacks: "notebook" where
+    their cells differ and the notebook was saved last (a change made in JupyterLab), "text" where
+    the text form was (an edit not built yet); None where they are in step or one is missing."""
+    twin = text_path(notebook)
+    if not (notebook.exists() and twin.exists()) or difference(notebook) is None:
+        return None
+    return "notebook" if notebook.stat().st_mtime > twin.stat().st_mtime else "text"
+
+
 def write_text(notebook: Path) -> Path:
     """Write ``notebook``'s text form from the notebook; return its path."""
     twin = text_path(notebook)
@@ -107,12 +121,29 @@ def write_text(notebook: Path) -> Path:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("lessons", nargs="*", metavar="NN", help="lesson numbers (default: all)")
+    parser.add_argument("--force", action="store_true",
+                        help="overwrite a text form that holds edits its notebook lacks")
     args = parser.parse_args()
-    wanted = {n.zfill(2) for n in args.lessons}
-    for folder in FOLDERS:
-        for notebook in sorted((ROOT / folder).glob("[0-9][0-9]_*.ipynb")):
-            if not wanted or notebook.name[:2] in wanted:
-                print(f"wrote {write_text(notebook).relative_to(ROOT)}")
+    found = {p.name[:2] for folder in FOLDERS for p in (ROOT / folder).glob("[0-9][0-9]_*.ipynb")}
+    wanted = set()
+    for n in args.lessons:
+        if not (n.isdigit() and len(n) <= 2 and n.zfill(2) in found):
+            raise SystemExit(f"textforms.py: no lesson {n!r}: the lessons are {', '.join(sorted(found))}")
+        wanted.add(n.zfill(2))
+    notebooks = [notebook for folder in FOLDERS for notebook in sorted((ROOT / folder).glob("[0-9][0-9]_*.ipynb"))
+                 if not wanted or notebook.name[:2] in wanted]
+    # Refuse before writing anything: a text form saved after its notebook holds an edit not built yet.
+    unbuilt = [notebook for notebook in notebooks if edited_side(notebook) == "text"]
+    if unbuilt and not args.force:
+        names = ", ".join(str(text_path(n).relative_to(ROOT)) for n in unbuilt)
+        lessons = " ".join(sorted({n.name[:2] for n in unbuilt}))
+        raise SystemExit(
+            f"textforms.py: {names} hold edits their notebooks lack (saved after them): writing them from "
+            f"the notebooks would lose those edits. Build them instead (python tools/build.py {lessons}), "
+            "or pass --force to overwrite them from the notebooks"
+        )
+    for notebook in notebooks:
+        print(f"wrote {write_text(notebook).relative_to(ROOT)}")
 
 
 if __name__ == "__main__":
