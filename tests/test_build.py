@@ -88,6 +88,7 @@ def test_lesson_numbers_are_checked():
 def exercise_pair(tmp_path: Path) -> tuple[Path, nbformat.NotebookNode]:
     """An exercise notebook on disk and the blank one the generator would write."""
     solution = nbformat.v4.new_notebook(cells=[
+        nbformat.v4.new_markdown_cell("## Exercise 1: f"),
         nbformat.v4.new_code_cell("def f():\n    ### BEGIN SOLUTION\n    return 1\n    ### END SOLUTION"),
         nbformat.v4.new_code_cell("grading.check(f() == 1, 'f', 'f()', 1, f(), 'return 1')"),
     ])
@@ -102,7 +103,7 @@ def test_a_blank_or_stale_exercise_may_be_overwritten(tmp_path):
     assert build.learner_work(path, fresh) is None
     assert build.learner_work(tmp_path / "absent.ipynb", fresh) is None
     stale = nbtools.read(path)
-    stale.cells[1].source += "\nprint('an older check')"  # the instructor changed the solution
+    stale.cells[2].source += "\nprint('an older check')"  # the instructor changed the solution
     nbtools.write(stale, path)
     assert build.learner_work(path, fresh) is None
 
@@ -110,13 +111,13 @@ def test_a_blank_or_stale_exercise_may_be_overwritten(tmp_path):
 def test_an_exercise_with_a_learners_work_is_recognised(tmp_path):
     path, fresh = exercise_pair(tmp_path)
     filled = nbtools.read(path)
-    filled.cells[0].source = "def f():\n    return 1"
+    filled.cells[1].source = "def f():\n    return 1"
     nbtools.write(filled, path)
     assert build.learner_work(path, fresh) == "1 of its 1 blanks are filled in"
     run = nbtools.read(path)
-    run.cells[1].execution_count = 3
+    run.cells[2].execution_count = 3
     nbtools.write(run, path)
-    assert build.learner_work(path, fresh) == "cells [1] have been run"
+    assert build.learner_work(path, fresh) == "cells [2] have been run"
 
 
 def test_the_build_names_what_the_machine_lacks(monkeypatch):

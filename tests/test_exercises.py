@@ -428,3 +428,37 @@ def test_with_the_blanks_left_in_every_check_fails(name, blank_run):
                 f"{outcome} ({exception}) with the blanks left in: the notebook is broken there"
             )
     assert checks > 0, f"exercises/{name} has no check cell (a cell calling grading.<helper>(...))"
+
+
+@pytest.mark.parametrize("name", SOLUTIONS)
+def test_every_solutions_exercises_are_as_the_build_reads_them(name):
+    nbtools.check_exercises(nbtools.read(ROOT / "solutions" / name), name)
+
+
+def _solution(*cells: tuple[str, str]) -> nbformat.NotebookNode:
+    v4 = nbformat.v4
+    return v4.new_notebook(cells=[v4.new_markdown_cell(text) if kind == "md" else v4.new_code_cell(text)
+                                  for kind, text in cells])
+
+
+ANSWER = "def f():\n    ### BEGIN SOLUTION\n    return 1\n    ### END SOLUTION"
+
+
+@pytest.mark.parametrize("cells, words", [
+    # A marker spelled otherwise on both ends was not a block: the exercise handed out the answer.
+    ([("md", "## Exercise 1: f"), ("code", ANSWER.replace("SOLUTION", "SOLUTON"))],
+     r"reads like a solution marker: write ### BEGIN SOLUTION"),
+    ([("md", "## Exercise 1: f"), ("code", "def f():\n    return 1")],
+     r"Exercise 1: f has no ### BEGIN SOLUTION block: its answer would be handed out"),
+    # Without its colon a heading is no exercise: its blank counted for none in the score table.
+    ([("md", "## Exercise 1 f"), ("code", ANSWER)], r"reads like an exercise heading: write ## Exercise N: title"),
+    ([("md", "## Exercise 1: f"), ("code", ANSWER), ("md", "## Exercise 3: g"), ("code", ANSWER)],
+     r"the exercises are numbered \[1, 3\]: number them 1, 2, \.\.\. in order"),
+    ([("md", "## Exercise 1: f"), ("code", ANSWER), ("md", "## Exercise 1: g"), ("code", ANSWER)],
+     r"the exercises are numbered \[1, 1\]"),
+    ([("code", ANSWER), ("md", "## Exercise 1: f"), ("code", ANSWER)],
+     r"cell 0: a solution block outside every exercise"),
+])
+def test_exercises_the_build_would_misread_are_refused(cells, words):
+    with pytest.raises(ValueError, match=words):
+        nbtools.check_exercises(_solution(*cells), "99_demo.ipynb")

@@ -210,6 +210,10 @@ def build(number: str, timeout: int, force: bool = False) -> None:
     # Refuse before executing anything: an exercise has no outputs, so the solution's
     # source, executed or not, decides what the exercise will be.
     for solution in solutions:
+        try:
+            nbtools.check_exercises(source_of(solution), solution.name)
+        except ValueError as error:
+            sys.exit(f"build.py: {error}")
         exercise = ROOT / "exercises" / solution.name
         work = learner_work(exercise, nbtools.make_exercise(source_of(solution), solution.name))
         if work and not force:
@@ -267,6 +271,11 @@ def learners_readme(readme: str) -> str:
 def release(target: Path) -> None:
     """Write the learners' copy of the course into ``target`` (new or empty), as a git repository
     when git is installed, so ``git checkout -- exercises/NN_name.ipynb`` starts a notebook over."""
+    for solution in sorted((ROOT / "solutions").glob("[0-9][0-9]_*.ipynb")):
+        try:  # before anything is written: a misspelled marker would hand an answer out
+            nbtools.check_exercises(nbtools.read(solution), solution.name)
+        except ValueError as error:
+            sys.exit(f"build.py: not released: {error}")
     new_folder(target, "the release")
     readme = learners_readme((ROOT / "README.md").read_text(encoding="utf-8"))
     (target / "README.md").write_text(readme, encoding="utf-8")

@@ -30,7 +30,9 @@ from pathlib import Path
 import nbformat
 from nbformat import NotebookNode
 
-from tinyad.course.score_table import BLANKS_KEY, STUB_COMMENT, blank_line, exercises_of  # what the table reads
+from tinyad.course.score_table import (  # what the table reads
+    BLANKS_KEY, EXERCISE, STUB_COMMENT, blank_line, exercise_headings, exercises_of,
+)
 
 BEGIN_SOLUTION = re.compile(r"^\s*#+\s*BEGIN SOLUTION\s*$")
 END_SOLUTION = re.compile(r"^\s*#+\s*END SOLUTION\s*$")
@@ -133,6 +135,42 @@ def coalesce_streams(outputs: list) -> list:
 def code_stub(exercise: str | None = None) -> list[str]:
     """The lines that replace a solution block in exercise ``exercise`` (its number)."""
     return [STUB_COMMENT, blank_line(exercise)]
+
+
+# A line that reads like a solution marker or an exercise heading, spelled in any way: each must
+# be spelled exactly as the build and the score table read it.
+LIKE_A_MARKER = re.compile(r"^\s*#+\s*(BEGIN|END)[\s_-]*SOLU", re.IGNORECASE)
+LIKE_A_HEADING = re.compile(r"^#+\s*Exercise\b", re.IGNORECASE)
+
+
+def check_exercises(solution: NotebookNode, name: str) -> None:
+    """A ValueError unless the solution's exercises are as the build and the score table read them:
+    headings ``## Exercise N: title`` numbered 1, 2, ... in order, solution markers spelled exactly,
+    and a solution block in every exercise and in no cell outside one. A misspelled marker would
+    hand the answer out; a heading without its colon would leave its blanks outside every exercise."""
+    numbers = []
+    for index, cell in enumerate(solution.cells):
+        for line in cell.source.splitlines():
+            where = f"{name}, cell {index}: {line.strip()!r}"
+            if LIKE_A_MARKER.match(line) and not (BEGIN_SOLUTION.match(line) or END_SOLUTION.match(line)):
+                raise ValueError(f"{where} reads like a solution marker: write ### BEGIN SOLUTION or "
+                                 "### END SOLUTION exactly, or the answer is handed out")
+            if cell.cell_type == "markdown" and LIKE_A_HEADING.match(line):
+                if not EXERCISE.match(line):
+                    raise ValueError(f"{where} reads like an exercise heading: write ## Exercise N: title")
+                numbers.append(int(re.search(r"\d+", line).group()))
+    if numbers != list(range(1, len(numbers) + 1)):
+        raise ValueError(f"{name}: the exercises are numbered {numbers}: number them 1, 2, ... in order")
+    answered: set = set()
+    for index, (cell, section) in enumerate(zip(solution.cells, exercise_headings(solution.cells))):
+        if any(BEGIN_SOLUTION.match(line) for line in cell.source.splitlines()):
+            if section is None:
+                raise ValueError(f"{name}, cell {index}: a solution block outside every exercise (its blank "
+                                 "would count for none): put it under a ## Exercise N: title heading")
+            answered.add(section[0])
+    for index, title in {section for section in exercise_headings(solution.cells) if section}:
+        if index not in answered:
+            raise ValueError(f"{name}: {title} has no ### BEGIN SOLUTION block: its answer would be handed out")
 
 
 def make_exercise(solution: NotebookNode, name: str = "notebook") -> NotebookNode:
