@@ -7,7 +7,8 @@ FileNotFoundError. Here a relative path that does not exist from the working fol
 taken from the repository root instead.
 
 It also loads ``tinyad.course.score_table``, the plugin that ends ``pytest --nbval-lax exercises/``
-with a table of the exercises: passed, failed (with the check's hint), in progress or not started.
+with a table of the exercises: passed, failed (with the check's hint), in progress, not started
+or not run.
 pytest reads this file only for notebooks inside the course; for one outside it, name the plugin
 (``-p tinyad.course.score_table``).
 """

@@ -44,7 +44,7 @@ def test_exercises_are_the_sections_under_exercise_headings():
 @pytest.mark.parametrize(
     "ran, failure, status",
     [
-        (2, None, ("passed", "")),
+        (2, None, ("not started", "")),  # every cell ran, the blank still there: its check calls no answer
         (0, None, ("not started", "")),
         (2, ("NotImplementedError", ""), ("not started", "")),
         (2, ("AssertionError", "the slope\n  tried:    s\n  expected: 1\n  got:      2\n  hint:     use h\nmore"),
@@ -60,6 +60,21 @@ def test_an_exercise_is_passed_failed_or_not_started(ran, failure, status):
                               metadata={"tinyad": {"blanks": 1}}), v4.new_code_cell("check(f())")]
     exercise = score_table.Exercise("Exercise 1: x", cells=cells, ran=ran, failure=failure)
     assert exercise.status() == status
+
+
+def test_an_exercise_passes_only_with_its_blanks_filled_in():
+    # A blank left under a check cell the learner deleted, or a check moved out of the exercise by a
+    # heading of their own, read "passed": every cell that remained had run without an error.
+    answer = "def f():\n    return 1"
+    given = {"tinyad": {"blanks": 2}}
+    blank = "# YOUR CODE HERE\nraise NotImplementedError()"
+    filled = score_table.Exercise("Exercise 1: x", cells=[v4.new_code_cell(answer, metadata=given)], ran=1)
+    assert filled.status() == ("passed", "")
+    half = score_table.Exercise("Exercise 1: x", cells=[v4.new_code_cell(answer + "\n" + blank, metadata=given)],
+                                ran=1)
+    assert half.status() == ("in progress", "1 of 2 blanks filled in, and no check failed on the rest")
+    stopped = score_table.Exercise("Exercise 1: x", cells=[v4.new_code_cell(answer, metadata=given)], not_run=1)
+    assert stopped.status() == ("not run", "an earlier cell stopped the kernel (a timeout, or a crash)")
 
 
 def test_the_table_reads_the_hint_of_a_failed_grading_check():
@@ -272,3 +287,23 @@ def test_a_notebook_is_named_as_typed_from_where_pytest_started():
     assert score_table.shown_path(notebook, course / "exercises") == "01_value.ipynb"
     assert score_table.shown_path(notebook, course / "notebooks") == "../exercises/01_value.ipynb"
     assert score_table.shown_path(notebook, Path("/tmp")) == "/home/learner/course/exercises/01_value.ipynb"
+
+
+def test_exercises_after_a_cell_that_stops_the_kernel_are_not_run(tmp_path):
+    # After a timeout nbval marks the later cells xfail (run on a fresh kernel, or not at all), and
+    # the table counted them as run: every later exercise read "passed".
+    exercise = small_exercise()
+    exercise.cells[2].source = "import time\ntime.sleep(60)\n" + exercise.cells[2].source  # exercise 1 hangs
+    nbtools.write(exercise, tmp_path / SMALL)
+    out = grade(tmp_path, "-p", "tinyad.course.score_table", "--nbval-cell-timeout=3", SMALL)
+    assert "  Exercise 1: right         failed: " in out, out
+    assert "  Exercise 2: wrong         not run: an earlier cell stopped the kernel" in out, out
+    assert "4 exercises: 0 passed, 1 failed, 0 not started, 3 not run" in out, out
+
+
+def test_a_blank_left_under_a_deleted_check_is_not_passed(tmp_path):
+    exercise = small_exercise()
+    del exercise.cells[9]  # exercise 3's check, under its blank: every cell left ran without an error
+    nbtools.write(exercise, tmp_path / SMALL)
+    out = grade(tmp_path, "-p", "tinyad.course.score_table", SMALL)
+    assert "  Exercise 3: blank         not started" in out, out

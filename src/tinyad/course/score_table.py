@@ -13,10 +13,14 @@ plugin: ``python -m pytest -p tinyad.course.score_table --nbval-lax path/to/NN_n
 An exercise is a level-2 markdown heading ``## Exercise N: title`` and every cell after it
 up to the next level-2 heading. Its row says
 
-- ``passed``: every code cell of the exercise ran without an error;
-- ``not started``: the first cell that failed raised the blank's ``NotImplementedError``;
+- ``passed``: every code cell of the exercise ran without an error, and none of its blanks is
+  left (a blank left under a check cell deleted or edited is not a pass);
+- ``not started``: the first cell that failed raised the blank's ``NotImplementedError``, or
+  every cell ran with every blank still there;
 - ``in progress``: the same, but some of the exercise's blanks are filled in (an answer
   cell records how many blanks it was given, in ``metadata["tinyad"]["blanks"]``);
+- ``not run``: nbval did not run its cells, because an earlier cell stopped the kernel (a
+  timeout, or a crash);
 - ``failed``: the first cell that failed raised anything else; the row gives the first line
   of the check's hint (for a ``tinyad.course.grading`` check) or the error's name and message.
 
@@ -36,7 +40,7 @@ from typing import Any
 
 import pytest
 
-PASSED, FAILED, IN_PROGRESS, NOT_STARTED = "passed", "failed", "in progress", "not started"
+PASSED, FAILED, IN_PROGRESS, NOT_STARTED, NOT_RUN = "passed", "failed", "in progress", "not started", "not run"
 STUB_COMMENT = "# YOUR CODE HERE"  # the first line of a code blank (nbgrader's)
 BLANKS_KEY = "tinyad"  # an answer cell's metadata: {"blanks": how many code blanks it was given}
 EXERCISE = re.compile(r"^##\s+(Exercise\s+\d+\s*:.*?)\s*$", re.MULTILINE)
@@ -69,6 +73,7 @@ class Exercise:
     heading: str
     cells: list = field(default_factory=list)
     ran: int = 0
+    not_run: int = 0  # cells nbval passed over (xfail) after an earlier cell stopped the kernel
     failure: tuple[str, str] | None = None  # (exception name, message) of the first failed cell
 
     @property
@@ -80,7 +85,14 @@ class Exercise:
         """(word, detail): ``passed``, ``failed`` with the hint's first line, ``in progress`` with
         how many blanks are filled in, or ``not started``."""
         if self.failure is None:
-            return (PASSED, "") if self.ran == len(self.cells) else (NOT_STARTED, "")
+            if self.not_run:
+                return NOT_RUN, "an earlier cell stopped the kernel (a timeout, or a crash)"
+            given, left = self.blanks()
+            if self.ran < len(self.cells) or (left and left == given):
+                return NOT_STARTED, ""
+            if left:  # every cell ran, but with blanks left: its check is gone or calls no answer
+                return IN_PROGRESS, f"{given - left} of {given} blanks filled in, and no check failed on the rest"
+            return PASSED, ""
         name, message = self.failure
         if name in BLANK_ERRORS:
             given, left = self.blanks()
@@ -158,6 +170,11 @@ class ScoreTable:
         report = yield
         exercise = self.exercise(item) if report.when == "call" else None
         if exercise is not None:
+            # After a cell that stopped the kernel, nbval marks every later cell xfail: run on a
+            # kernel started afresh, without the state they build on, or not at all. Neither counts.
+            if report.skipped or hasattr(report, "wasxfail"):
+                exercise.not_run += 1
+                return report
             exercise.ran += 1
             if report.failed and exercise.failure is None:
                 exercise.failure = _error(item)
@@ -177,7 +194,7 @@ class ScoreTable:
         write = terminalreporter.write_line
         terminalreporter.write_sep("=", "score")
         width = max(len(ex.heading) for _, ex in rows)
-        counts = {PASSED: 0, FAILED: 0, IN_PROGRESS: 0, NOT_STARTED: 0}
+        counts = {PASSED: 0, FAILED: 0, IN_PROGRESS: 0, NOT_STARTED: 0, NOT_RUN: 0}
         for name, exercises in self.notebooks.items():
             if exercises:
                 write(name)
@@ -185,7 +202,7 @@ class ScoreTable:
                 word, detail = exercise.status()
                 counts[word] += 1
                 write(f"  {exercise.heading:<{width}}  {word}" + (f": {detail}" if detail else ""))
-        shown = [f"{n} {word}" for word, n in counts.items() if n or word != IN_PROGRESS]
+        shown = [f"{n} {word}" for word, n in counts.items() if n or word not in (IN_PROGRESS, NOT_RUN)]
         write(f"{len(rows)} exercises: " + ", ".join(shown))
 
 
