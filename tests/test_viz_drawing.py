@@ -225,3 +225,38 @@ def test_an_op_name_is_drawn_as_the_text_it_is(op):
     y = Value(-2.0, "y", (x,), op, Value.neg_backward)
     bundle, _ = draw(y)._repr_mimebundle_()
     assert ">" + op.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;") + "</text>" in bundle["image/svg+xml"]
+
+
+@needs_dot
+def test_a_dot_that_runs_but_cannot_draw_falls_back_and_says_why(monkeypatch, tmp_path):
+    # Only a missing dot was caught: one built without PNG (or failing outright) gave IPython
+    # graphviz's whole traceback, and the cell showed a one-line repr.
+    import shutil
+
+    real = shutil.which("dot")
+    fake = tmp_path / "dot"
+    fake.write_text(f'#!/bin/sh\ncase "$*" in *-Tpng*) echo "Format: png not recognized" >&2; exit 1;; esac\n'
+                    f'exec {real} "$@"\n')
+    fake.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{tmp_path}:{real.rpartition('/')[0]}")
+    a = Value(2.0, "a")
+    bundle, _ = draw(a * a)._repr_mimebundle_()
+    assert "image/svg+xml" in bundle and "image/png" not in bundle  # the SVG alone
+    fake.write_text('#!/bin/sh\necho "Error: something broke" >&2\nexit 1\n')
+    bundle, _ = draw(a * a)._repr_mimebundle_()
+    assert bundle["text/plain"].startswith("The Graphviz dot program failed to draw this graph (Error: something "
+                                           "broke); here is its DOT text:")
+    assert "digraph" in bundle["text/plain"]
+
+
+def test_a_graph_released_by_backward_is_drawn_with_a_note_that_says_so():
+    # After backward, a Tensor's root had no parents left: the drawing showed one value, silently.
+    x = Tensor([1.0, 2.0, 3.0], requires_grad=True)
+    y = (x * 2).sum()
+    y.backward()
+    drawing = draw(y)
+    assert "backward() released the graph behind it (retain_graph=True keeps it)" in drawing.summary
+    assert "released by backward()" in drawing.source
+    kept = (x * 2).sum()
+    kept.backward(retain_graph=True)
+    assert "released" not in draw(kept).source

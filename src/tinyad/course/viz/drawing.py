@@ -76,14 +76,20 @@ class Drawing(graphviz.Digraph):
         """The display data and its metadata, as IPython takes them."""
         try:
             picture, svg = self.fitted()
-            png = base64.b64encode(picture.pipe(format="png")).decode("ascii")
         except graphviz.ExecutableNotFound:
             return {"text/plain": f"{INSTALL_HINT}\n\n{self.source}"}, {}
+        except graphviz.CalledProcessError as error:  # a dot that runs but cannot draw
+            return {"text/plain": f"{dot_failed(error)}\n\n{self.source}"}, {}
+        bundle = {"text/plain": repr(self), "image/svg+xml": svg}
+        try:
+            png = base64.b64encode(picture.pipe(format="png")).decode("ascii")
+        except graphviz.CalledProcessError:  # a Graphviz built without PNG output: the SVG alone
+            return bundle, {}
         # Shown at the (fitted) SVG's size: JupyterLab scales a PNG down further when the
         # cell is narrower, an SVG it shows at its size. The PNG is drawn at 96 dpi, one
         # pixel per CSS pixel before fitting, so it is never shown larger than it was drawn.
         width, height = svg_size(svg)
-        bundle = {"text/plain": repr(self), "image/svg+xml": svg, "image/png": png}
+        bundle["image/png"] = png
         return bundle, {"image/png": {"width": width, "height": height}}
 
     def fitted(self) -> tuple[graphviz.Digraph, str]:
@@ -138,6 +144,14 @@ def sorted_nodes(root: Any, who: str) -> list:
         raise
 
 
+def dot_failed(error: Exception) -> str:
+    """The words for a Graphviz ``dot`` program that ran but failed, with the first line it gave."""
+    said = (getattr(error, "stderr", b"") or b"")
+    said = said.decode(errors="replace") if isinstance(said, bytes) else str(said)
+    first = said.strip().splitlines()[0] if said.strip() else str(error)
+    return f"The Graphviz dot program failed to draw this graph ({first}); here is its DOT text:"
+
+
 def draw(root: Any, max_nodes: int = MAX_NODES, fills: Mapping[Any, str] | None = None,
          grads: Mapping[Any, Any] | None = None) -> Drawing:
     """The graph behind ``root`` as a Graphviz drawing: one record per value, one node per op.
@@ -161,8 +175,16 @@ def draw(root: Any, max_nodes: int = MAX_NODES, fills: Mapping[Any, str] | None 
     fills, grads = fills or {}, grads or {}
     tall = _add_graph(graphviz.Digraph(graph_attr={"rankdir": "TB"}, node_attr=NODE_STYLE), order, first,
                       fills, grads)
-    drawing = Drawing(summary, tall, graph_attr={"rankdir": "LR"}, node_attr=NODE_STYLE)
-    return _add_graph(drawing, order, first, fills, grads)
+    released = bool(root.op) and not root.parents  # an op's output whose backward let go of its graph
+    if released:
+        summary += "; backward() released the graph behind it (retain_graph=True keeps it)"
+    drawing = _add_graph(Drawing(summary, tall, graph_attr={"rankdir": "LR"}, node_attr=NODE_STYLE),
+                         order, first, fills, grads)
+    if released:
+        for dot in (drawing, tall):
+            dot.node("released", f"the graph behind this {root.op!r} node was released by backward(); "
+                     "draw it before backward, or call backward(retain_graph=True)", shape="note")
+    return drawing
 
 
 def _add_graph(dot: graphviz.Digraph, order: list, first: int, fills: Mapping[Any, str],
