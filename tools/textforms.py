@@ -35,7 +35,7 @@ ROOT = Path(__file__).resolve().parent.parent
 FORMAT = "md:myst"
 FOLDERS = ("notebooks", "solutions")  # the notebooks with a text form (exercises are generated)
 # What the text keeps: no notebook metadata; of a cell's metadata, only its tags.
-FILTERS = {"notebook_metadata_filter": "-all", "cell_metadata_filter": "tags"}
+FILTERS = {"notebook_metadata_filter": "-all", "cell_metadata_filter": "tags,-all"}
 
 
 def text_path(notebook: Path) -> Path:
