@@ -120,3 +120,21 @@ def test_writing_text_forms_refuses_to_overwrite_an_edit_not_built_yet(tmp_path,
     monkeypatch.setattr(sys, "argv", ["textforms.py", "--force", "99"])
     textforms.main()
     assert "x = 1" in twin.read_text()
+
+
+NBVAL_MARKERS = {"NBVAL_IGNORE_OUTPUT", "NBVAL_CHECK_OUTPUT", "NBVAL_RAISES_EXCEPTION", "NBVAL_SKIP"}
+
+
+@pytest.mark.parametrize("twin", sorted((build.ROOT / "text").glob("*/*.md")),
+                         ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_every_nbval_marker_is_spelled_as_nbval_reads_it(twin):
+    # A misspelled marker (# NBVAL_IGNORE_OUPUT) is a plain comment: the build stores the cell's
+    # output and nbval compares it, which fails only on the day the output changes.
+    import re
+
+    for number, line in enumerate(twin.read_text(encoding="utf-8").splitlines(), start=1):
+        marker = re.match(r"\s*#\s*(NBVAL\S*)", line, re.IGNORECASE)
+        if marker:
+            assert marker.group(1) in NBVAL_MARKERS and line.strip() == f"# {marker.group(1)}", (
+                f"text/{twin.parent.name}/{twin.name}, line {number}: {line.strip()!r} is not one of nbval's markers "
+                f"({', '.join(sorted(NBVAL_MARKERS))}), written alone on its line as # NAME")
