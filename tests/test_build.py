@@ -294,7 +294,7 @@ def test_the_build_refuses_to_drop_a_notebooks_edits_its_text_form_lacks(tmp_pat
     assert textforms.edited_side(notebook) == "notebook"
     monkeypatch.setattr(build, "execute", lambda path, timeout: pytest.fail("built over the edit"))
     with pytest.raises(SystemExit, match=r"notebooks/95_demo.ipynb saved after its text form, with cells it "
-                                         r"lacks \(cell 0 differs.*python tools/textforms.py 95"):
+                                         r"lacks \(cell 0 \(code\) differs.*python tools/textforms.py 95"):
         build.build("95", timeout=60)
     os.utime(notebook, (1, 1))
     os.utime(twin, None)  # the text form saved last: an edit to build

@@ -67,7 +67,11 @@ def test_a_changed_text_form_is_seen(tmp_path, monkeypatch):
     twin = textforms.write_text(notebook)
     assert textforms.difference(notebook) is None
     twin.write_text(twin.read_text().replace("x = 1", "x = 2"))
-    assert textforms.difference(notebook).startswith("cell 0 differs")
+    assert textforms.difference(notebook) == ("cell 0 (code) differs at its line 1: the notebook has 'x = 1', "
+                                              "the text form 'x = 2'")
+    twin.write_text(twin.read_text().replace("x = 2", "x = 1").replace("```{code-cell}\nx\n",
+                                                                       "```{code-cell}\n:tags: [nbval-skip]\n\nx\n"))
+    assert textforms.difference(notebook) == "cell 1's tags differ: the notebook has [], the text form ['nbval-skip']"
 
 
 def test_the_build_executes_what_the_text_form_says(tmp_path, monkeypatch):

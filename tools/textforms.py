@@ -93,8 +93,16 @@ def difference(notebook: Path) -> str | None:
         return f"{twin.relative_to(ROOT)} is missing"
     ours, theirs = cells(nbtools.read(notebook)), cells(from_text(twin.read_text(encoding="utf-8")))
     for k, (a, b) in enumerate(zip(ours, theirs)):
+        if a[:2] == b[:2] and a != b:
+            return f"cell {k}'s tags differ: the notebook has {a[2]}, the text form {b[2]}"
         if a != b:
-            return f"cell {k} differs: the notebook has {a[1][:60]!r}, the text form {b[1][:60]!r}"
+            # The first line where they part: the start of a long cell is often the same on both sides.
+            mine, yours = a[1].splitlines(), b[1].splitlines()
+            line = next((n for n, (x, y) in enumerate(zip(mine, yours)) if x != y), min(len(mine), len(yours)))
+            here, there = (mine[line] if line < len(mine) else "(no line)"), (yours[line] if line < len(yours)
+                                                                               else "(no line)")
+            return (f"cell {k} ({a[0]}) differs at its line {line + 1}: the notebook has {here[:80]!r}, "
+                    f"the text form {there[:80]!r}")
     if len(ours) != len(theirs):
         return f"the notebook has {len(ours)} cells, the text form {len(theirs)}"
     return None
