@@ -204,3 +204,10 @@ def test_a_seed_must_be_a_whole_number(seed):
 def test_toy_data_refuses_settings_that_would_make_nan_points(make, words):
     with pytest.raises((TypeError, ValueError), match=words):
         make()
+
+
+@pytest.mark.parametrize("frequencies", [(0.1, float("inf")), (0.1, 0.2, 0.3), 0.5, None, ("a", "b")])
+def test_sine_sequences_names_bad_frequencies(frequencies):
+    # They failed in NumPy's or Python's words ("too many values to unpack", "range exceeds").
+    with pytest.raises(ValueError, match="frequencies must"):
+        data.sine_sequences(2, 5, frequencies=frequencies)

@@ -616,3 +616,9 @@ def test_check_close_says_where_and_by_how_much_when_both_print_alike():
     assert "(off by 1.19e-07 at index (0,), where 2e-12 is allowed; your answer is float32)" in str(failed.value)
     with pytest.raises(AssertionError, match=r"\(off by 1e-11, where 2e-12 is allowed\)"):
         grading.check_close(1.00000000001, 1.0, "what", "tried", "hint", atol=1e-12, rtol=1e-12)
+
+
+def test_check_close_shows_a_bool_answer_as_itself():
+    # It read "an int of 1 digits (of type bool)".
+    with pytest.raises(AssertionError, match=r"got:\s+True \(of type bool\)"):
+        grading.check_close(True, 1.0, "the slope", "slope(f, 1.0)", "return a number")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from tinyad.course.viz import progress
 
 
@@ -16,3 +18,14 @@ def test_progress_stops_early_without_complaint(capsys):
         if step == 2:
             break
     assert "early" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("steps, desc, words", [
+    (-1, "x", r"steps, a whole number >= 0, got -1"),  # ran no step, silently
+    (3.0, "x", r"steps, a whole number >= 0, got 3\.0"),
+    (None, "x", r"got None"),
+    (2, 5, r"desc, the bar's label, as a str, got 5"),
+])
+def test_progress_names_a_bad_argument(steps, desc, words):
+    with pytest.raises((TypeError, ValueError), match=words):
+        list(progress(steps, desc))

@@ -86,9 +86,13 @@ def sine_sequences(
     """
     check_count(count, "count")
     check_count(length, "length", least=2)
+    if (not isinstance(frequencies, (tuple, list)) or len(frequencies) != 2
+            or not all(isinstance(f, (int, float, np.integer, np.floating)) and not isinstance(f, bool)
+                       for f in frequencies)):
+        raise ValueError(f"frequencies must be a pair (low, high) of numbers, got {frequencies!r}")
     low, high = frequencies
-    if not 0 < low <= high:
-        raise ValueError(f"frequencies must satisfy 0 < low <= high, got {frequencies}")
+    if not 0 < low <= high < np.inf:
+        raise ValueError(f"frequencies must satisfy 0 < low <= high, both finite, got {frequencies}")
     rng = _generator(seed)
     w = rng.uniform(low, high, size=(count, 1))
     phase = rng.uniform(0.0, 2 * np.pi, size=(count, 1))

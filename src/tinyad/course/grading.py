@@ -179,7 +179,8 @@ def check_close(got: Any, expected: Any, what: str, tried: Any, hint: str,
     expected_arr = np.asarray(expected, dtype=np.float64)
     got_arr = _real_array(got)
     if got_arr is None:
-        shown = f"an int of {len(str(abs(got)))} digits" if isinstance(got, int) else f"{got!r:.80}"
+        shown = (f"an int of {len(str(abs(got)))} digits" if isinstance(got, int) and not isinstance(got, bool)
+                 else f"{got!r:.80}")
         fail(what, tried, expected, f"{shown} (of type {type(got).__name__})", hint)
     if got_arr.shape != expected_arr.shape:
         fail(what, tried, f"shape {expected_arr.shape}", f"shape {got_arr.shape}", hint)

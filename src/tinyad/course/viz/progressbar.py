@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numbers
 from typing import Iterator
 
 from IPython.display import display
@@ -17,6 +18,10 @@ def progress(steps: int, desc: str) -> Iterator[int]:
     where widgets do not render (a viewer, nbval's text comparison), not the "0%"
     it had when first shown. Outside a notebook the bar is text on stderr.
     """
+    if isinstance(steps, bool) or not isinstance(steps, numbers.Integral) or steps < 0:
+        raise ValueError(f"progress(steps, desc) needs steps, a whole number >= 0, got {steps!r}")
+    if not isinstance(desc, str):
+        raise TypeError(f"progress(steps, desc) needs desc, the bar's label, as a str, got {desc!r}")
     if not issubclass(tqdm, notebook_tqdm):  # tqdm.auto picks a subclass in a notebook
         yield from tqdm(range(steps), desc=desc)
         return
