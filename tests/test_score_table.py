@@ -307,3 +307,11 @@ def test_a_blank_left_under_a_deleted_check_is_not_passed(tmp_path):
     nbtools.write(exercise, tmp_path / SMALL)
     out = grade(tmp_path, "-p", "tinyad.course.score_table", SMALL)
     assert "  Exercise 3: blank         not started" in out, out
+
+
+def test_a_cell_nbval_skips_is_no_sign_of_a_stopped_kernel(tmp_path):
+    exercise = small_exercise()
+    exercise.cells[3].source = "# NBVAL_SKIP\n" + exercise.cells[3].source  # exercise 1's check, skipped
+    nbtools.write(exercise, tmp_path / SMALL)
+    out = grade(tmp_path, "-p", "tinyad.course.score_table", SMALL)
+    assert "  Exercise 1: right         passed" in out, out

@@ -88,7 +88,7 @@ def shown(path: Path) -> str:
 def lessons(numbers: list[str]) -> list[str]:
     """The lesson numbers to build: those given, checked, or every one found."""
     found = sorted(
-        {p.name[:2] for folder in ("notebooks", "solutions") for p in (ROOT / folder).glob("[0-9][0-9]_*.ipynb")}
+        {p.name[:2] for folder in ("notebooks", "solutions") for p in (ROOT / folder).glob(LESSON)}
         | {p.name[:2] for folder in textforms.FOLDERS for p in (ROOT / "text" / folder).glob("[0-9][0-9]_*.md")}
     )
     if not numbers:
@@ -147,7 +147,7 @@ def execute(path: Path, timeout: int) -> None:
     except DeadKernelError as error:
         raise SystemExit(f"build.py: the kernel running {shown(path)} died ({error}), left unchanged") from None
     quiet = [k for k, cell in enumerate(nb.cells) if cell.cell_type == "code"
-             and "raises-exception" in cell.metadata.get("tags", [])
+             and nbtools.RAISES_TAG in cell.metadata.get("tags", [])
              and not any(output.output_type == "error" for output in cell.outputs)]
     if quiet:
         raise SystemExit(
@@ -210,12 +210,13 @@ def build(number: str, timeout: int, force: bool = False) -> None:
     # Refuse before executing anything: an exercise has no outputs, so the solution's
     # source, executed or not, decides what the exercise will be.
     for solution in solutions:
+        source = source_of(solution)
         try:
-            nbtools.check_exercises(source_of(solution), solution.name)
+            nbtools.check_exercises(source, solution.name)
         except ValueError as error:
             sys.exit(f"build.py: {error}")
         exercise = ROOT / "exercises" / solution.name
-        work = learner_work(exercise, nbtools.make_exercise(source_of(solution), solution.name))
+        work = learner_work(exercise, nbtools.make_exercise(source, solution.name))
         if work and not force:
             sys.exit(
                 f"{shown(exercise)} looks like a learner's work ({work}); not overwritten. "
@@ -237,6 +238,7 @@ def build(number: str, timeout: int, force: bool = False) -> None:
 RELEASE_FILES = ["pyproject.toml", "environment.yml", "postBuild", "conftest.py",
                  ".gitignore", "tests/nbval_sanitize.cfg"]
 RELEASE_FOLDERS = ["src", "notebooks"]
+LESSON = "[0-9][0-9]_*.ipynb"  # a lesson's notebook, in notebooks/ and solutions/
 TESTPATHS = 'testpaths = ["tests", "notebooks", "solutions"]'
 # README.md marks the parts that belong in the learners' README, which has no instructors' or
 # maintainers' sections and names nothing the release lacks (tools/, solutions/, benchmarks/, ...).
@@ -271,7 +273,7 @@ def learners_readme(readme: str) -> str:
 def release(target: Path) -> None:
     """Write the learners' copy of the course into ``target`` (new or empty), as a git repository
     when git is installed, so ``git checkout -- exercises/NN_name.ipynb`` starts a notebook over."""
-    for solution in sorted((ROOT / "solutions").glob("[0-9][0-9]_*.ipynb")):
+    for solution in sorted((ROOT / "solutions").glob(LESSON)):
         try:  # before anything is written: a misspelled marker would hand an answer out
             nbtools.check_exercises(nbtools.read(solution), solution.name)
         except ValueError as error:
@@ -286,10 +288,10 @@ def release(target: Path) -> None:
     for name in RELEASE_FOLDERS:
         shutil.copytree(ROOT / name, target / name, ignore=junk)
     for stray in (target / "notebooks").glob("*.ipynb"):  # an Untitled.ipynb would fail the learners' tests
-        if not stray.name[:2].isdigit():
+        if not stray.match(LESSON):
             stray.unlink()
     (target / "exercises").mkdir()
-    for solution in sorted((ROOT / "solutions").glob("[0-9][0-9]_*.ipynb")):
+    for solution in sorted((ROOT / "solutions").glob(LESSON)):
         nbtools.write(nbtools.make_exercise(nbtools.read(solution), solution.name),
                       target / "exercises" / solution.name)
     settings = (target / "pyproject.toml").read_text(encoding="utf-8")

@@ -140,7 +140,7 @@ def code_stub(exercise: str | None = None) -> list[str]:
 # A line that reads like a solution marker or an exercise heading, spelled in any way: each must
 # be spelled exactly as the build and the score table read it.
 LIKE_A_MARKER = re.compile(r"^\s*#+\s*(BEGIN|END)[\s_-]*SOLU", re.IGNORECASE)
-LIKE_A_HEADING = re.compile(r"^#+\s*Exercise\b", re.IGNORECASE)
+LIKE_A_HEADING = re.compile(r"^##(?!#)\s*Exercise\b", re.IGNORECASE)  # level 2, where exercises begin
 
 
 def check_exercises(solution: NotebookNode, name: str) -> None:
@@ -161,16 +161,18 @@ def check_exercises(solution: NotebookNode, name: str) -> None:
                 numbers.append(int(re.search(r"\d+", line).group()))
     if numbers != list(range(1, len(numbers) + 1)):
         raise ValueError(f"{name}: the exercises are numbered {numbers}: number them 1, 2, ... in order")
-    answered: set = set()
-    for index, (cell, section) in enumerate(zip(solution.cells, exercise_headings(solution.cells))):
-        if any(BEGIN_SOLUTION.match(line) for line in cell.source.splitlines()):
+    sections = exercise_headings(solution.cells)
+    answered = set()
+    for index, (cell, section) in enumerate(zip(solution.cells, sections)):
+        if has_solution(cell):
             if section is None:
                 raise ValueError(f"{name}, cell {index}: a solution block outside every exercise (its blank "
                                  "would count for none): put it under a ## Exercise N: title heading")
-            answered.add(section[0])
-    for index, title in {section for section in exercise_headings(solution.cells) if section}:
-        if index not in answered:
-            raise ValueError(f"{name}: {title} has no ### BEGIN SOLUTION block: its answer would be handed out")
+            answered.add(section)
+    for section in dict.fromkeys(s for s in sections if s is not None):  # each once, in order
+        if section not in answered:
+            raise ValueError(f"{name}: {section[1]} has no ### BEGIN SOLUTION block: its answer would be "
+                             "handed out")
 
 
 def make_exercise(solution: NotebookNode, name: str = "notebook") -> NotebookNode:

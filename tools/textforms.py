@@ -132,14 +132,14 @@ def main() -> None:
     parser.add_argument("--force", action="store_true",
                         help="overwrite a text form that holds edits its notebook lacks")
     args = parser.parse_args()
-    found = {p.name[:2] for folder in FOLDERS for p in (ROOT / folder).glob("[0-9][0-9]_*.ipynb")}
+    every = [notebook for folder in FOLDERS for notebook in sorted((ROOT / folder).glob("[0-9][0-9]_*.ipynb"))]
+    found = {notebook.name[:2] for notebook in every}
     wanted = set()
     for n in args.lessons:
         if not (n.isdigit() and len(n) <= 2 and n.zfill(2) in found):
             raise SystemExit(f"textforms.py: no lesson {n!r}: the lessons are {', '.join(sorted(found))}")
         wanted.add(n.zfill(2))
-    notebooks = [notebook for folder in FOLDERS for notebook in sorted((ROOT / folder).glob("[0-9][0-9]_*.ipynb"))
-                 if not wanted or notebook.name[:2] in wanted]
+    notebooks = [notebook for notebook in every if not wanted or notebook.name[:2] in wanted]
     # Refuse before writing anything: a text form saved after its notebook holds an edit not built yet.
     unbuilt = [notebook for notebook in notebooks if edited_side(notebook) == "text"]
     if unbuilt and not args.force:

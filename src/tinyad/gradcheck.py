@@ -102,9 +102,9 @@ def gradcheck(
             )
         raise
     _scalar(out)
-    own = set(leaves)
+    own, order = set(leaves), graph.topo_sort(out)
     if (out not in own and (out.parents or getattr(out, "requires_grad", True))
-            and not own & set(graph.topo_sort(out))):
+            and not own.intersection(order)):
         # Computed from values f reads from outside, or one of them: every slope would be 0 = 0,
         # a check of nothing, and backward would fill those values' gradients.
         what = repr(out.op) if out.op else "a leaf"
@@ -114,7 +114,7 @@ def gradcheck(
             "Values or Tensors it finds outside"
         )
     if getattr(out, "requires_grad", True):
-        with _gradients_kept(out, leaves):
+        with _gradients_kept(order, own):
             # f may reach into a graph of its caller's (an interior tensor it reads): not its to free.
             # (A Value's graph is never freed.)
             out.backward(**({"retain_graph": True} if hasattr(out, "requires_grad") else {}))
@@ -158,16 +158,16 @@ def gradcheck(
 
 
 @contextmanager
-def _gradients_kept(out: Any, own: list) -> Iterator[None]:
-    """Leave the gradients of every node but ``f``'s own leaves as they were: of what ``f`` reads
+def _gradients_kept(order: list, mine: set) -> Iterator[None]:
+    """Leave the gradients of every node of ``order`` (``f``'s graph) but ``f``'s own leaves ``mine`` as
+    they were: of what ``f`` reads
     from outside (a model's parameters, an interior tensor of the caller's graph), and of the
     nodes ``f`` made. gradcheck's backward fills only its own leaves', as a check must change nothing.
 
     Each gradient is taken off its node before the backward and put back after, so an in-place
     sum (a Tensor leaf's ``grad += ...``) never reaches the array it had.
     """
-    mine = set(own)
-    others = [node for node in graph.topo_sort(out) if node not in mine]
+    others = [node for node in order if node not in mine]
     kept = [node.grad if node.has_grad() else None for node in others]
     for node in others:
         node.zero_grad()

@@ -27,7 +27,7 @@ from typing import Any, Iterable, NoReturn
 
 import numpy as np
 
-from tinyad.validation import check_setting, type_name
+from tinyad.validation import as_real, check_setting, type_name
 from tinyad.graph import is_node
 from tinyad.tensor.backend import (
     NUMPY, all_finite, describe, dtype_name, is_array, namespace, same_device, to_numpy,
@@ -85,9 +85,10 @@ class Optimizer:
         done = []  # (k, parameter, its state, and both as they were before this step)
         try:
             for k, p, state in ready:
-                done.append((k, p, state, p.data, dict(state) if state else None))
+                before = p.data
+                done.append((k, p, state, before, dict(state) if state else None))
                 self.update(p, state)
-                if type(p.data) is not type(done[-1][3]) and isinstance(p.data, np.generic):
+                if type(p.data) is not type(before) and isinstance(p.data, np.generic):
                     p.data = np.asarray(p.data)  # NumPy's arithmetic on a 0-d array gives a scalar
                 # Asked of the result rather than of the gradient: a gradient with nan or inf gives
                 # a result with them too, and so does a step beyond the float type. (Adam's running
@@ -271,12 +272,8 @@ def _check_grad(k: int, p: Any) -> None:
             f"parameter {k} is a Value, but its gradient is a {type_name(g)} ({g!r:.60}): a Value's "
             "gradient is a Python number, and the update would make its data one too"
         )
-    elif isinstance(g, int) and abs(g) > _LARGEST_FLOAT:
-        raise ValueError(f"parameter {k} has an int gradient of {len(str(abs(g)))} digits, beyond what a "
-                         "float holds: the update would fail to make a float of it")
-
-
-_LARGEST_FLOAT = int(np.finfo(np.float64).max)
+    else:
+        as_real(g, f"parameter {k}'s gradient")  # an int beyond any float is named here, not in the update
 
 
 def _check_dtype(k: int, g: Any, data: Any) -> None:
