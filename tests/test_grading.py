@@ -622,3 +622,13 @@ def test_check_close_shows_a_bool_answer_as_itself():
     # It read "an int of 1 digits (of type bool)".
     with pytest.raises(AssertionError, match=r"got:\s+True \(of type bool\)"):
         grading.check_close(True, 1.0, "the slope", "slope(f, 1.0)", "return a number")
+
+
+def test_check_close_shows_a_long_answer_by_its_ends():
+    # A list of a thousand numbers was printed whole, twice over (the expected and the answer).
+    text = failure_of(lambda: grading.check_close(list(range(1000)), np.arange(1000.0) + 1, "w", "t", HINT))
+    assert "a list of shape (1000,): [  0.   1.   2. ... 997. 998. 999.]" in text
+    assert "[   1.    2.    3. ...  998.  999. 1000.]" in text
+    assert len(text) < 1000
+    short = failure_of(lambda: grading.check_close([1.5, 2], [1.0, 2.0], "w", "t", HINT))
+    assert "[1.5, 2]" in short  # a short list as the learner wrote it

@@ -260,3 +260,8 @@ def test_a_graph_released_by_backward_is_drawn_with_a_note_that_says_so():
     kept = (x * 2).sum()
     kept.backward(retain_graph=True)
     assert "released" not in draw(kept).source
+
+
+def test_the_text_form_counts_one_value_and_one_operation_in_the_singular():
+    assert "1 value and 0 operations" in repr(draw(Value(1.0)))
+    assert "2 values and 1 operation;" in repr(draw(Value(1.0).tanh()))

@@ -237,11 +237,21 @@ def _first_node(x: Any) -> Any:
 
 
 def _show(x: Any) -> str:
+    """An answer as a message shows it: a number to 10 digits, an array (or a list of numbers) to 6,
+    a long one as its first and last entries."""
     if _is_number(x):
         return f"{float(x):.10g}"
     if isinstance(x, np.ndarray):
-        return np.array2string(x, precision=6)
-    return repr(x)
+        return np.array2string(x, precision=6, threshold=SHOWN_ENTRIES, edgeitems=3)
+    array = _real_array(x) if isinstance(x, (list, tuple)) else None
+    if array is not None and array.size > SHOWN_ENTRIES:
+        entries = np.array2string(array, precision=6, threshold=SHOWN_ENTRIES, edgeitems=3)
+        return f"a {type(x).__name__} of shape {array.shape}: {entries}"
+    return f"{x!r:.300}"
+
+
+# An answer with more entries than this is shown by its first and last three along each axis.
+SHOWN_ENTRIES = 50
 
 
 def check_topo_order(order: Any, root: Any, hint: str) -> None:

@@ -169,8 +169,8 @@ def draw(root: Any, max_nodes: int = MAX_NODES, fills: Mapping[Any, str] | None 
     first = max(0, len(order) - max_nodes)  # values before this position are left out
     operations = sum(1 for node in order[first:] if node.parents)
     name = getattr(root, "label", "") or "its output"
-    shown = f"{len(order)} values" if not first else f"the last {max_nodes} of {len(order)} values"
-    summary = f"tinyad drawing: the graph of {name}, {shown} and {operations} operations"
+    shown = _count(len(order), "value") if not first else f"the last {max_nodes} of {len(order)} values"
+    summary = f"tinyad drawing: the graph of {name}, {shown} and {_count(operations, 'operation')}"
 
     fills, grads = fills or {}, grads or {}
     tall = _add_graph(graphviz.Digraph(graph_attr={"rankdir": "TB"}, node_attr=NODE_STYLE), order, first,
@@ -185,6 +185,11 @@ def draw(root: Any, max_nodes: int = MAX_NODES, fills: Mapping[Any, str] | None 
             dot.node("released", f"the graph behind this {root.op!r} node was released by backward(); "
                      "draw it before backward, or call backward(retain_graph=True)", shape="note")
     return drawing
+
+
+def _count(n: int, thing: str) -> str:
+    """``n`` things, in words: "1 value", "3 values"."""
+    return f"{n} {thing}{'' if n == 1 else 's'}"
 
 
 def _add_graph(dot: graphviz.Digraph, order: list, first: int, fills: Mapping[Any, str],
