@@ -8,7 +8,7 @@ import re
 import pytest
 
 from tinyad import Value, topo_sort
-from tinyad.course.viz import BackwardStepper
+from tinyad.course.viz import BackwardStepper, draw
 from tinyad.course.viz.drawing import INSTALL_HINT
 from tinyad.course.viz.stepper import CURRENT_COLOUR, DONE_COLOUR, STORED_TEXT
 
@@ -266,3 +266,18 @@ def test_a_grad_set_to_none_is_named_and_the_graph_keeps_its_grads(label, error)
     with pytest.raises(TypeError, match=error):
         BackwardStepper(root)
     assert [n.grad for n in nodes] == before
+
+
+def test_the_picture_names_an_unlabelled_node_as_the_words_do():
+    # The words said "added ... to v1" of a node the picture showed without a name.
+    a, b = Value(2.0, "a"), Value(3.0)
+    y = (a * b).tanh()
+    y.label = "y"
+    stepper = BackwardStepper(y)
+    stepper.next()
+    stepper.next()
+    assert stepper.current.message.endswith("to v1")
+    source = stepper.draw().source
+    assert 'v1 [label="v1 | data 3 |' in source
+    assert 'v0 [label="a | data 2 |' in source  # a label stays the node's own
+    assert "v1 |" not in draw(y).source  # a plain drawing names no unlabelled node

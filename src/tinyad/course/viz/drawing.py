@@ -153,11 +153,13 @@ def dot_failed(error: Exception) -> str:
 
 
 def draw(root: Any, max_nodes: int = MAX_NODES, fills: Mapping[Any, str] | None = None,
-         grads: Mapping[Any, Any] | None = None) -> Drawing:
+         grads: Mapping[Any, Any] | None = None, names: Mapping[Any, str] | None = None) -> Drawing:
     """The graph behind ``root`` as a Graphviz drawing: one record per value, one node per op.
 
     ``fills`` maps nodes to a fill colour, and ``grads`` to the gradient shown instead of the
-    node's own (the backward stepper shows each step of a walk so, leaving the graph alone).
+    node's own (the backward stepper shows each step of a walk so, leaving the graph alone);
+    ``names`` maps unlabelled nodes to a name shown where a label would be (the stepper's words
+    name every node, "v3" for one without a label).
     """
     if not is_node(root):
         raise TypeError(
@@ -172,14 +174,14 @@ def draw(root: Any, max_nodes: int = MAX_NODES, fills: Mapping[Any, str] | None 
     shown = _count(len(order), "value") if not first else f"the last {max_nodes} of {len(order)} values"
     summary = f"tinyad drawing: the graph of {name}, {shown} and {_count(operations, 'operation')}"
 
-    fills, grads = fills or {}, grads or {}
+    fills, grads, names = fills or {}, grads or {}, names or {}
     tall = _add_graph(graphviz.Digraph(graph_attr={"rankdir": "TB"}, node_attr=NODE_STYLE), order, first,
-                      fills, grads)
+                      fills, grads, names)
     released = bool(root.op) and not root.parents  # an op's output whose backward let go of its graph
     if released:
         summary += "; backward() released the graph behind it (retain_graph=True keeps it)"
     drawing = _add_graph(Drawing(summary, tall, graph_attr={"rankdir": "LR"}, node_attr=NODE_STYLE),
-                         order, first, fills, grads)
+                         order, first, fills, grads, names)
     if released:
         for dot in (drawing, tall):
             dot.node("released", f"the graph behind this {root.op!r} node was released by backward(); "
@@ -193,7 +195,7 @@ def _count(n: int, thing: str) -> str:
 
 
 def _add_graph(dot: graphviz.Digraph, order: list, first: int, fills: Mapping[Any, str],
-               grads: Mapping[Any, Any]) -> graphviz.Digraph:
+               grads: Mapping[Any, Any], names: Mapping[Any, str]) -> graphviz.Digraph:
     """Add the values ``order[first:]``, their ops and edges to ``dot``; return it."""
     if first:
         dot.node("omitted", f"{first} earlier values not drawn; ... marks where they feed in", shape="note")
@@ -203,7 +205,8 @@ def _add_graph(dot: graphviz.Digraph, order: list, first: int, fills: Mapping[An
         node = order[k]
         colour = {"style": "filled", "fillcolor": fills[node]} if node in fills else {}
         grad = grads[node] if node in grads else node.grad
-        dot.node(f"v{k}", _record(node, grad, flipped), shape="record", **colour)
+        name = getattr(node, "label", "") or (names[node] if node in names else "")
+        dot.node(f"v{k}", _record(node, grad, flipped, name), shape="record", **colour)
         if not node.parents:
             continue
         op_name = f"v{k}_op"
@@ -222,16 +225,15 @@ def _add_graph(dot: graphviz.Digraph, order: list, first: int, fills: Mapping[An
     return dot
 
 
-def _record(node: Any, grad: Any, flipped: bool) -> str:
-    """A value's record label, ``label | data ... | grad ...`` (label only if it has one).
+def _record(node: Any, grad: Any, flipped: bool, name: str) -> str:
+    """A value's record label, ``name | data ... | grad ...`` (its label, or a name it is given).
 
     Graphviz lays a record's fields across the rank direction, and ``{...}`` flips them:
     ``flipped`` (for top to bottom) keeps the fields stacked one above the other there too.
     """
     fields = [f"data {_show(node.data)}", f"grad {_show(grad)}"]
-    label = getattr(node, "label", "")
-    if label:
-        fields.insert(0, str(label))
+    if name:
+        fields.insert(0, str(name))
     text = " | ".join(_escape(field) for field in fields)
     return "{" + text + "}" if flipped else text
 

@@ -109,7 +109,9 @@ class BackwardStepper:
         fills = {node: DONE_COLOUR for node in visited}
         fills[self.node] = CURRENT_COLOUR
         grads = dict(zip(self.order, self.current.grads))
-        return draw(self.root, max_nodes=self.max_nodes, fills=fills, grads=grads)
+        # The words name an unlabelled node by its place in the order ("v3"): the picture shows it.
+        names = {node: self._name(k) for k, node in enumerate(self.order) if not node.label}
+        return draw(self.root, max_nodes=self.max_nodes, fills=fills, grads=grads, names=names)
 
     def widget(self) -> StepperView:
         """Buttons (reset, previous, next), a line saying what happened, and the graph."""
