@@ -100,6 +100,12 @@ def test_labels_with_record_characters_are_escaped():
     assert r"a\{b\|c\}\<d\>" in draw(v).source
 
 
+def test_a_newline_in_a_label_is_a_line_break():
+    # Graphviz drops a newline itself from a label: "first\nsecond" was drawn "firstsecond".
+    source = draw(Value(2.0, "first\nsecond")).source
+    assert r'label="first\nsecond | data 2' in source
+
+
 def test_without_dot_the_display_is_dot_text_and_a_hint(monkeypatch, tmp_path):
     monkeypatch.setenv("PATH", str(tmp_path))  # an empty folder: no dot program
     drawing = draw(seed_example())

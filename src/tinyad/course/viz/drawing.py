@@ -249,7 +249,8 @@ def _show(x: Any) -> str:
 
 
 def _escape(text: str) -> str:
-    """Escape the characters that structure a Graphviz record label."""
+    """Escape the characters that structure a Graphviz record label; a newline stays a line break
+    (Graphviz's ``\\n``: a newline itself is dropped)."""
     for char in "\\{}|<>":
         text = text.replace(char, "\\" + char)
-    return text
+    return text.replace("\n", "\\n")
