@@ -163,3 +163,14 @@ def test_every_exercise_has_wrong_answers_and_a_right_one(name):
             f"{MIN_WRONG} wrong answers and one right one for it (see this file's docstring)"
         )
     assert set(mutants) <= set(headings), f"tests/mutants/{Path(name).stem}.py names exercises not in the notebook"
+
+
+def test_lesson_03_without_pytorch_fails_a_blank_torch_grads(monkeypatch):
+    # Without PyTorch the check skipped torch_grads: a blank there earned the point in nbgrader.
+    monkeypatch.setitem(sys.modules, "torch", None)  # `import torch` raises ImportError
+    blank = [("    ta, tb, tc = (torch.tensor(", "    raise NotImplementedError('Exercise 1 is not started')\n"
+                                                "    ta, tb, tc = (torch.tensor(")]
+    error = run("03_pytorch.ipynb", 1, blank)
+    assert isinstance(error, NotImplementedError) and "not started" in str(error), repr(error)
+    # A written answer goes unchecked: with torch None its first use of torch raises, and passes.
+    assert run("03_pytorch.ipynb", 1, [("ta.grad.item(), tb", "ta.grad.item(), tb")]) is None
