@@ -334,3 +334,15 @@ def test_an_index_pytorch_refuses_is_named_with_the_tensors_shape():
     t = Tensor(torch.arange(3.0))
     with pytest.raises(IndexError, match=r"cannot index a tensor of shape \(3,\) with slice\(None, None, -1\): step"):
         t[::-1]  # NumPy reverses; PyTorch's tensors take no negative step (a ValueError of its own)
+
+
+@needs_torch_tensors
+def test_a_repeated_index_into_a_transposed_torch_tensor_adds_twice():
+    # The scatter-add took a flat view, which a non-contiguous tensor (zeros_like of x.T) refuses.
+    data = torch.arange(6.0, dtype=torch.float64).reshape(3, 2)
+    for x in (Tensor(data, requires_grad=True), Tensor(data.T, requires_grad=True)):
+        picked = x.T[[0, 0]] if x.shape == (3, 2) else x[[0, 0]]
+        picked.sum().backward()
+        expected = np.zeros(tuple(x.shape))
+        np.add.at(expected, (slice(None), [0, 0]) if x.shape == (3, 2) else [0, 0], 1.0)
+        np.testing.assert_array_equal(x.grad.numpy(), expected)

@@ -324,3 +324,26 @@ def test_logsumexps_keepdims_and_backwards_retain_graph_are_true_or_false():
     with pytest.raises(TypeError, match="retain_graph must be True or False, got 'no'"):
         (x * 2).sum().backward(retain_graph="no")
     assert F.logsumexp(x, axis=1, keepdims=np.True_).shape == (2, 1)
+
+
+@pytest.mark.parametrize("shape", [(0, 3), (3, 0), (1, 0, 1)])
+def test_an_empty_boolean_mask_picks_nothing_as_in_numpy(shape):
+    # A mask with no entries was taken for an empty list of positions: (0, 3) gave shape (0, 3, 3).
+    x = Tensor(np.zeros(shape), requires_grad=True)
+    picked = x[x.data > 0]
+    assert picked.shape == np.zeros(shape)[np.zeros(shape) > 0].shape == (0,)
+    picked.sum().backward()
+    assert x.grad.shape == shape and not x.grad.any()
+
+
+@pytest.mark.parametrize("x_shape, w_shape", [((2, 3, 0), (0, 4)), ((2, 3, 5), (5, 0)), ((0,), (0, 4))])
+def test_linear_backward_with_an_axis_of_size_0(x_shape, w_shape):
+    # Its backward reshaped with -1, which NumPy cannot resolve beside an axis of size 0.
+    from tinyad.tensor import functional as F
+
+    x, w = Tensor(np.ones(x_shape), requires_grad=True), Tensor(np.ones(w_shape), requires_grad=True)
+    b = Tensor(np.ones(w_shape[1]), requires_grad=True)
+    F.linear(x, w, b).sum().backward()
+    assert x.grad.shape == x_shape and w.grad.shape == w_shape and b.grad.shape == (w_shape[1],)
+    np.testing.assert_array_equal(x.grad, np.ones(x_shape[:-1] + w_shape[1:]) @ np.ones(w_shape).T)
+    np.testing.assert_array_equal(w.grad, np.zeros(w_shape) + np.prod(x_shape[:-1], dtype=float))

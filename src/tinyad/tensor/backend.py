@@ -203,7 +203,12 @@ def scatter_add(target: Any, index: Any, values: Any) -> None:
 
         # Which flat position each picked entry is: index an arange of target's shape.
         positions = torch.arange(target.numel(), device=target.device).reshape(target.shape)[index]
-        target.view(-1).index_put_((positions.reshape(-1),), values.reshape(-1), accumulate=True)
+        # Those positions are a flat view's, which only a contiguous tensor has: any other (a
+        # transposed one's zeros_like) is added into as a contiguous copy, then copied back.
+        flat = target.contiguous()
+        flat.view(-1).index_put_((positions.reshape(-1),), values.reshape(-1), accumulate=True)
+        if flat is not target:
+            target.copy_(flat)
     else:  # CuPy
         import cupyx
 

@@ -44,6 +44,8 @@ function computes with the namespace of its inputs' library (``x.xp``), as every
 
 from __future__ import annotations
 
+import math
+
 from typing import Any, Sequence, Union
 
 import numpy as np
@@ -379,9 +381,11 @@ def linear_backward(out: Tensor) -> None:
     # The weight's and the bias's gradients sum over every row of every batch axis: x and g
     # seen as 2-D, (rows, nin) and (rows, nout). Each product and sum is a new array, which
     # a leaf may keep as its gradient without a copy (fresh=True).
-    rows = g if g.ndim == 2 else xp.reshape(g, (-1, g.shape[-1]))
+    # The number of rows is given, not -1, which cannot be read off an axis of size 0.
+    n_rows = math.prod(g.shape[:-1])
+    rows = g if g.ndim == 2 else xp.reshape(g, (n_rows, g.shape[-1]))
     if weight.requires_grad:
-        inputs = x.data if x.ndim == 2 else xp.reshape(x.data, (-1, x.shape[-1]))
+        inputs = x.data if x.ndim == 2 else xp.reshape(x.data, (n_rows, x.shape[-1]))
         weight.accumulate(inputs.T @ rows, fresh=True)
     if len(out.parents) == 3 and out.parents[2].requires_grad:
         out.parents[2].accumulate(xp.sum(rows, axis=0), fresh=True)

@@ -133,7 +133,7 @@ def own_index(index: Any, x: Tensor) -> Any:
             "index with a list, a NumPy array or an array of the tensor's own library"
         )
     array = np.array(index if isinstance(index, list) else to_numpy(index))  # a copy
-    if array.size == 0:
+    if array.size == 0 and array.dtype.kind == "f":
         array = array.astype(np.intp)  # an empty list selects nothing (NumPy reads it as float)
     elif array.dtype.kind not in "biu":
         raise IndexError(f"an index array must hold integers or bools, got dtype {array.dtype}")
