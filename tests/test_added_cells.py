@@ -1,0 +1,61 @@
+"""tools/added_cells.py: what nbgrader does not flag in a submission (an added cell, a deleted
+check cell), found in submissions made from the nbgrader course the build writes (no nbgrader
+needed: the course is written by tools/nbgrader_course.py)."""
+
+from __future__ import annotations
+
+import shutil
+
+import nbformat
+import pytest
+
+from test_exercises import ROOT  # puts tools/ on the path
+import added_cells  # noqa: E402  (tools/)
+import nbgrader_course  # noqa: E402  (tools/)
+
+ASSIGNMENT = "01_value"
+
+
+@pytest.fixture(scope="module")
+def course(tmp_path_factory):
+    root = tmp_path_factory.mktemp("course")
+    nbgrader_course.write_course(ROOT, root)
+    return root
+
+
+def submit(course, student: str, change=None):
+    """The source notebook as a student submits it, after ``change`` to its cells."""
+    source = course / "source" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
+    target = course / "submitted" / student / ASSIGNMENT / source.name
+    target.parent.mkdir(parents=True, exist_ok=True)
+    nb = nbformat.read(source, as_version=4)
+    if change:
+        change(nb.cells)
+    nbformat.write(nb, target)
+    return target
+
+
+def test_a_clean_submission_gives_nothing(course, capsys):
+    assert added_cells.main([str(submit(course, "clean"))]) == 0
+    assert capsys.readouterr().out == ""
+
+
+def test_an_added_cell_and_a_deleted_check_are_named(course, capsys):
+    def tamper(cells):
+        checks = [k for k, c in enumerate(cells) if c.metadata.nbgrader.get("grade")]
+        del cells[checks[-1]]
+        cells.insert(3, nbformat.v4.new_code_cell("\n\ngrading.check = lambda *args: None"))
+
+    submission = submit(course, "mallory", tamper)
+    assert added_cells.main([str(submission)]) == 1
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == "mallory 01_value.ipynb: added code cell at position 4: grading.check = lambda *args: None"
+    assert out[1].startswith("mallory 01_value.ipynb: lacks check cell ex") and len(out) == 2
+
+
+def test_without_the_course_source_it_says_what_it_can_not_compare(tmp_path, course, capsys):
+    elsewhere = tmp_path / "a" / "b" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
+    elsewhere.parent.mkdir(parents=True)
+    shutil.copy(submit(course, "clean"), elsewhere)
+    assert added_cells.main([str(elsewhere)]) == 1
+    assert "only added cells are listed" in capsys.readouterr().out
