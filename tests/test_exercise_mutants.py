@@ -174,3 +174,7 @@ def test_lesson_03_without_pytorch_fails_a_blank_torch_grads(monkeypatch):
     assert isinstance(error, NotImplementedError) and "not started" in str(error), repr(error)
     # A written answer goes unchecked: with torch None its first use of torch raises, and passes.
     assert run("03_pytorch.ipynb", 1, [("ta.grad.item(), tb", "ta.grad.item(), tb")]) is None
+    # An answer that runs without PyTorch is checked all the same.
+    wrong = [("    ta, tb, tc = (torch.tensor(", "    return 'I have no torch'\n    ta, tb, tc = (torch.tensor(")]
+    error = run("03_pytorch.ipynb", 1, wrong)
+    assert isinstance(error, AssertionError) and "torch_grads: what it returns" in str(error), repr(error)

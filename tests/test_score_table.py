@@ -18,7 +18,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from test_exercises import ROOT, course_copy, nbtools  # the learner's layout, made in tmp_path
+from test_exercises import ROOT, course_copy, fresh_exercises, nbtools  # the learner's layout, made in tmp_path
 from tinyad import score_table
 
 v4 = nbformat.v4
@@ -116,18 +116,19 @@ def test_a_blank_names_its_exercise_and_is_counted_as_a_blank():
 
 
 def test_exercise_notebooks_record_each_answer_cells_blanks():
+    # Made afresh from the solutions: exercises/ may hold a learner's work, blanks filled in.
     counted = {}
-    for path in sorted((ROOT / "exercises").glob("*.ipynb")):
-        exercises = score_table.exercises_of(nbtools.read(path).cells)
-        for exercise in exercises:
+    fresh = fresh_exercises()
+    for name, notebook in fresh.items():
+        for exercise in score_table.exercises_of(notebook.cells):
             for cell in exercise.cells:
                 blanks = score_table.blanks_in(cell.source)
                 if blanks:
-                    assert cell.metadata["tinyad"]["blanks"] == blanks, path.name
-                    assert cell.source.count(score_table.blank_line(exercise.number)) == blanks, path.name
-                    counted[path.name] = counted.get(path.name, 0) + blanks
+                    assert cell.metadata["tinyad"]["blanks"] == blanks, name
+                    assert cell.source.count(score_table.blank_line(exercise.number)) == blanks, name
+                    counted[name] = counted.get(name, 0) + blanks
     assert counted["02_backward.ipynb"] > len(list(score_table.exercises_of(
-        nbtools.read(ROOT / "exercises" / "02_backward.ipynb").cells)))  # lesson 02 has a cell of three
+        fresh["02_backward.ipynb"].cells)))  # lesson 02 has a cell of three
 
 
 def copies_of_lesson_01() -> dict[str, nbformat.NotebookNode]:

@@ -132,7 +132,8 @@ def test_the_install_hint_never_breaks_inside_a_word():
     for width in range(HINT_WIDTH, 121):  # a notebook column, narrow to wide
         assert " ".join(broken_at(INSTALL_HINT, width)).split() == words, f"a word broken at {width}"
     assert max(len(line) for line in INSTALL_HINT.splitlines()) <= HINT_WIDTH < 80
-    for command in ("apt install graphviz", "conda install -c conda-forge graphviz", "brew install graphviz"):
+    for command in ("apt install graphviz", "conda install -c conda-forge graphviz", "brew install graphviz",
+                    "winget install graphviz"):
         assert any(line.strip() == command for line in INSTALL_HINT.splitlines()), command
 
 

@@ -143,17 +143,18 @@ def call_checked(fn: Callable[..., Any], *args: Any, what: str, tried: Any, hint
 # -- checks --
 
 
-def check_started(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> None:
-    """Run ``fn`` only to see that its blank is gone, where nothing can check its answer (lesson 03's
-    PyTorch half without PyTorch): a blank fails as not started; what ``fn`` returns, or any other
-    error it raises, is left unchecked."""
+def check_started(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> bool:
+    """Whether ``fn`` runs, where its answer may need what this machine lacks (lesson 03's PyTorch
+    half without PyTorch): a blank fails as not started; any other error it raises gives False,
+    to leave it unchecked; a result gives True, for the checks to compare."""
     __tracebackhide__ = True
     try:
         fn(*args, **kwargs)
     except NotImplementedError as blank:  # the score table says "not started"
         raise not_started(blank) from None
-    except Exception:  # noqa: BLE001 - not checked here: the answer may need what is missing
-        pass
+    except Exception:  # noqa: BLE001 - the answer may need what is missing: not checked here
+        return False
+    return True
 
 
 def check(condition: bool, what: str, tried: Any, expected: Any, got: Any, hint: str) -> None:

@@ -50,7 +50,8 @@ INSTALL_HINT = (
     "Python side), with one of:\n"
     "    apt install graphviz\n"
     "    conda install -c conda-forge graphviz\n"
-    "    brew install graphviz"
+    "    brew install graphviz\n"
+    "    winget install graphviz"
 )
 
 
