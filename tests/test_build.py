@@ -113,7 +113,7 @@ def test_an_exercise_with_a_learners_work_is_recognised(tmp_path):
     filled = nbtools.read(path)
     filled.cells[1].source = "def f():\n    return 1"
     nbtools.write(filled, path)
-    assert build.learner_work(path, fresh) == "1 of its 1 blanks are filled in"
+    assert build.learner_work(path, fresh) == "1 of its 1 blanks is filled in"
     run = nbtools.read(path)
     run.cells[2].execution_count = 3
     nbtools.write(run, path)
@@ -136,7 +136,7 @@ def test_the_build_refuses_before_it_runs_anything(monkeypatch, capsys):
     with pytest.raises(SystemExit, match="lacks the dot program and torch.*--allow-missing"):
         build.main()
     # An exercise holding a learner's work: stop before executing the lesson.
-    monkeypatch.setattr(build, "learner_work", lambda exercise, fresh: "1 of its 3 blanks are filled in")
+    monkeypatch.setattr(build, "learner_work", lambda exercise, fresh: "1 of its 3 blanks is filled in")
     with pytest.raises(SystemExit, match=r"01_value.ipynb looks like a learner's work .*--force"):
         build.build("01", timeout=60)
     assert ran == []

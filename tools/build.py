@@ -189,7 +189,8 @@ def learner_work(exercise: Path, fresh: nbformat.NotebookNode) -> str | None:
     blanks = sum(blanks_in(c.source) for c in current.cells if c.cell_type == "code")
     expected = sum(blanks_in(c.source) for c in fresh.cells if c.cell_type == "code")
     if blanks < expected:
-        return f"{expected - blanks} of its {expected} blanks are filled in"
+        filled = expected - blanks
+        return f"{filled} of its {expected} blanks {'is' if filled == 1 else 'are'} filled in"
     return None
 
 
