@@ -382,10 +382,9 @@ def linear_backward(out: Tensor) -> None:
     # seen as 2-D, (rows, nin) and (rows, nout). Each product and sum is a new array, which
     # a leaf may keep as its gradient without a copy (fresh=True).
     # The number of rows is given, not -1, which cannot be read off an axis of size 0.
-    n_rows = math.prod(g.shape[:-1])
-    rows = g if g.ndim == 2 else xp.reshape(g, (n_rows, g.shape[-1]))
+    rows = g if g.ndim == 2 else xp.reshape(g, (math.prod(g.shape[:-1]), g.shape[-1]))
     if weight.requires_grad:
-        inputs = x.data if x.ndim == 2 else xp.reshape(x.data, (n_rows, x.shape[-1]))
+        inputs = x.data if x.ndim == 2 else xp.reshape(x.data, (rows.shape[0], x.shape[-1]))
         weight.accumulate(inputs.T @ rows, fresh=True)
     if len(out.parents) == 3 and out.parents[2].requires_grad:
         out.parents[2].accumulate(xp.sum(rows, axis=0), fresh=True)
