@@ -301,3 +301,12 @@ def test_gradcheck_names_float64_copies_where_a_float32_torch_model_refuses_them
     with pytest.raises(TypeError, match="dtypes float64, float32") as error:
         gradcheck(lambda x: model(x).sum(), Tensor(torch.ones(2, 3)))
     assert "gradcheck called f at float64 copies of its inputs" in "".join(error.value.__notes__)
+
+
+def test_an_eps_lost_below_x_is_named_as_x_minus_eps():
+    # Both sides of x are asked: below -2**53 it is x - eps that rounds back to x (floats are twice
+    # as far apart there), and the message named x + eps.
+    with pytest.raises(ValueError, match=r"x = -9\.0072e\+15, and x - eps == x in float64"):
+        gradcheck(lambda v: v * 1.0, Value(-2.0 ** 53), eps=0.75)
+    with pytest.raises(ValueError, match=r"x = 9\.0072e\+15, and x \+ eps == x in float64"):
+        gradcheck(lambda v: v * 1.0, Value(2.0 ** 53), eps=0.75)

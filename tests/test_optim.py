@@ -532,3 +532,24 @@ def test_an_int_gradient_beyond_a_float_is_named():
     with pytest.raises(ValueError, match="parameter 0's gradient needs a finite number, got an int of 401 digits"):
         SGD([v], lr=0.1).step()
     assert v.data == 1.0
+
+
+def test_the_momentum_buffer_is_its_own_array():
+    # Kept as the gradient itself, it changed with it: p.grad *= 0.5 (a learner's clipping) or a
+    # second backward's in-place sum reached into the buffer.
+    p = Tensor([1.0], requires_grad=True)
+    opt = SGD([p], lr=0.1, momentum=0.9)
+    (p * 1.0).sum().backward()
+    opt.step()  # buffer 1, p 0.9
+    p.grad *= 0.5
+    opt.step()  # buffer 0.9 * 1 + 0.5 = 1.4, p 0.9 - 0.14 = 0.76
+    np.testing.assert_allclose(opt.state[0]["buffer"], [1.4], rtol=1e-15)
+    np.testing.assert_allclose(p.data, [0.76], rtol=1e-15)
+
+
+def test_a_setting_of_true_is_refused():
+    p = Tensor([1.0], requires_grad=True)
+    with pytest.raises(TypeError, match="lr must be a number, got True"):
+        SGD([p], lr=True)
+    with pytest.raises(TypeError, match="momentum must be a number, got True"):
+        SGD([p], lr=0.1, momentum=True)

@@ -183,3 +183,20 @@ def test_a_module_without_parameters_says_so_instead_of_having_none():
         model.parameters()
     with pytest.raises(NotImplementedError, match="TwoNeurons does not define parameters"):
         model.zero_grad()
+
+
+def test_an_rnn_cell_step_is_tanh_of_its_weighted_sum():
+    # Only a gradcheck looked at the cell, and any differentiable step passes one: a cell without
+    # its tanh, or one that added its hidden weights instead of multiplying, went through.
+    cell = RNNCell(2, 1, seed=0)
+    (wx1, wx2), (wh,), (b,) = cell.wx[0], cell.wh[0], cell.b
+    for p, value in ((wx1, 2.0), (wx2, -1.0), (wh, 0.5), (b, 0.1)):
+        p.data = value
+    for x, h in (([1.0, 0.5], [1.0]), ([1.0, 0.5], [0.0]), ([-0.3, 2.0], [-0.7])):
+        (new,) = cell(x, h)
+        assert new.data == pytest.approx(math.tanh(2.0 * x[0] - 1.0 * x[1] + 0.5 * h[0] + 0.1), abs=1e-15)
+
+
+def test_a_neuron_of_true_inputs_is_refused():
+    with pytest.raises(ValueError, match="must be an int >= 1, got True"):
+        Neuron(True)

@@ -361,3 +361,10 @@ def test_mse_of_a_mean_within_range_is_finite():
         loss.backward()
     assert loss.item() == pytest.approx(1e308, rel=1e-12)
     np.testing.assert_allclose(pred.grad, [1e154, 0.0, 0.0, 0.0], rtol=1e-12)
+
+
+def test_linear_refuses_a_bias_of_another_length():
+    # Broadcast in forward, it failed in backward with the engine's words about accumulate.
+    x, w = Tensor(np.ones((2, 3))), Tensor(np.ones((3, 4)), requires_grad=True)
+    with pytest.raises(ValueError, match=r"linear needs a bias of shape \(4,\), got \(1,\)"):
+        F.linear(x, w, Tensor([0.5], requires_grad=True))

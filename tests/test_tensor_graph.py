@@ -893,3 +893,36 @@ def test_no_grad_on_a_generator_passes_an_error_thrown_in_to_the_function():
     next(unhandled)
     with pytest.raises(OSError):
         unhandled.throw(OSError())
+
+
+def test_checkpoints_forward_records_no_graph_inside_its_block():
+    # The block's forward ran with recording on: what it made inside was kept, the memory that
+    # checkpoint is there to save.
+    made = []
+
+    def block(t):
+        inner = t * 2.0
+        made.append(inner)
+        return inner.tanh()
+
+    x = Tensor([0.5, -1.0], requires_grad=True)
+    y = checkpoint(block, x)
+    assert not made[0].requires_grad and made[0].parents == ()
+    y.sum().backward()
+    np.testing.assert_allclose(x.grad, 2.0 * (1 - np.tanh(2.0 * x.data) ** 2), rtol=1e-14)
+
+
+def test_checkpoint_of_a_block_that_returns_an_outside_interior_tensor_is_named():
+    x = Tensor([0.5, -1.0], requires_grad=True)
+    outside = x * 3.0
+    z = Tensor([1.0, 2.0], requires_grad=True)
+    y = checkpoint(lambda t: outside, z)
+    with pytest.raises(RuntimeError, match=r"checkpoint: fn uses a tensor of shape \(2,\) \(the output of '\*'\)"):
+        y.sum().backward()
+
+
+def test_a_checkpoint_input_that_needs_no_gradient_gets_none():
+    x, c = Tensor([0.5, -1.0], requires_grad=True), Tensor([2.0, 3.0])
+    checkpoint(lambda a, b: a * b, x, c).sum().backward()
+    assert c.grad is None
+    np.testing.assert_array_equal(x.grad, [2.0, 3.0])

@@ -129,3 +129,11 @@ def test_a_float32_network_keeps_float32_for_a_constant_tensor_of_float64_data()
     assert rnn(Tensor(np.ones((2, 8, 4))))[-1].dtype == np.float32
     # A tensor that requires a gradient is an activation: NumPy's promotion applies, as for x @ W.
     assert model(Tensor(x, requires_grad=True)).dtype == np.float64
+
+
+def test_a_linear_layers_weights_lie_within_one_over_the_square_root_of_its_inputs():
+    # The docstring's range, [-1/sqrt(nin), 1/sqrt(nin)]: a range of 1/nin went unnoticed.
+    layer = nn.Linear(100, 50, seed=0)
+    largest = np.abs(layer.W.data).max()
+    assert 0.09 < largest <= 0.1
+    assert not layer.b.data.any()

@@ -347,3 +347,30 @@ def test_linear_backward_with_an_axis_of_size_0(x_shape, w_shape):
     assert x.grad.shape == x_shape and w.grad.shape == w_shape and b.grad.shape == (w_shape[1],)
     np.testing.assert_array_equal(x.grad, np.ones(x_shape[:-1] + w_shape[1:]) @ np.ones(w_shape).T)
     np.testing.assert_array_equal(w.grad, np.zeros(w_shape) + np.prod(x_shape[:-1], dtype=float))
+
+
+def test_log_of_exactly_zero_is_refused():
+    with pytest.raises(ValueError):
+        Tensor([0.0, 1.0]).log()
+
+
+@pytest.mark.parametrize("shape", [(True, 3), (0, -1), (-2, 3), (1.0, 3)])
+def test_a_shape_that_is_not_whole_numbers_or_cannot_hold_the_entries_is_a_value_error(shape):
+    with pytest.raises(ValueError, match="cannot reshape a tensor of shape"):
+        Tensor([1.0, 2.0, 3.0]).reshape(*shape)
+
+
+def test_sum_to_shape_refuses_a_gradient_with_fewer_axes_than_the_shape():
+    with pytest.raises(ValueError, match=r"a gradient of shape \(3,\) cannot have come from broadcasting"):
+        sum_to_shape(np.ones(3), (3, 1))
+
+
+@pytest.mark.parametrize("op", ["+", "-", "*", "/", "@"])
+@pytest.mark.parametrize("side", ["left", "right"])
+def test_an_operand_that_needs_no_gradient_gets_none(op, side):
+    # A rule that fed every parent (not only those that require grad) filled a constant's grad.
+    x = Tensor(np.array([[1.5, -2.0], [0.5, 3.0]]), requires_grad=True)
+    c = Tensor(np.array([[2.0, 4.0], [-1.0, 0.5]]))
+    a, b = (x, c) if side == "left" else (c, x)
+    {"+": a + b, "-": a - b, "*": a * b, "/": a / b, "@": a @ b}[op].sum().backward()
+    assert c.grad is None and x.grad is not None

@@ -204,9 +204,10 @@ def _check_step(eps: float, i: int, x: Any) -> None:
     if lost.any():
         index, where = _first(lost)
         value = float(data[index])
+        side = "x + eps" if value + eps == value else "x - eps"  # the spacing below a power of 2 halves
         raise ValueError(
             f"gradcheck's eps = {eps:g} is too small for {_name(i, x)}{where}: x = {value:.6g}, and "
-            f"x + eps == x in float64 (the spacing of floats there is {np.spacing(abs(value)):.3g}), "
+            f"{side} == x in float64 (the spacing of floats there is {np.spacing(abs(value)):.3g}), "
             "so every finite difference there would be 0. Pass an eps well above that spacing (the "
             "default, 1e-6, suits inputs of size about 1)"
         )
