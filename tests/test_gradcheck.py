@@ -310,3 +310,9 @@ def test_an_eps_lost_below_x_is_named_as_x_minus_eps():
         gradcheck(lambda v: v * 1.0, Value(-2.0 ** 53), eps=0.75)
     with pytest.raises(ValueError, match=r"x = 9\.0072e\+15, and x \+ eps == x in float64"):
         gradcheck(lambda v: v * 1.0, Value(2.0 ** 53), eps=0.75)
+
+
+def test_an_f_that_returns_more_than_one_number_is_named():
+    with pytest.raises(ValueError, match=r"gradcheck needs f to return a single number, got shape \(2,\): "
+                                         r"reduce it first"):
+        gradcheck(lambda t: t * 2.0, Tensor([1.0, 2.0], requires_grad=True))

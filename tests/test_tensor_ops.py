@@ -374,3 +374,15 @@ def test_an_operand_that_needs_no_gradient_gets_none(op, side):
     a, b = (x, c) if side == "left" else (c, x)
     {"+": a + b, "-": a - b, "*": a * b, "/": a / b, "@": a @ b}[op].sum().backward()
     assert c.grad is None and x.grad is not None
+
+
+@pytest.mark.parametrize("call, error, words", [
+    (lambda: Tensor([1.0, 2.0]).item(), ValueError, r"item\(\) needs a tensor with one element, got shape \(2,\)"),
+    (lambda: Tensor([1.0, 2.0])[np.array([0.0])], IndexError,
+     "an index array must hold integers or bools, got dtype float64"),
+], ids=["item of two", "float index array"])
+def test_the_engine_names_what_numpy_would_only_fail_on(call, error, words):
+    # Without these guards NumPy's own words came through (a reshape's, an index's), which name
+    # neither the tensor nor what to do.
+    with pytest.raises(error, match=words):
+        call()
