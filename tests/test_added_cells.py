@@ -59,3 +59,17 @@ def test_without_the_course_source_it_says_what_it_can_not_compare(tmp_path, cou
     shutil.copy(submit(course, "clean"), elsewhere)
     assert added_cells.main([str(elsewhere)]) == 1
     assert "only added cells are listed" in capsys.readouterr().out
+
+
+
+def test_a_notebook_outside_the_course_layout_or_none_at_all_is_named(tmp_path, monkeypatch, capsys):
+    # Named as x.ipynb, from its own folder, it had too few folders above it for the course's: an
+    # IndexError from pathlib. A name that is no file was nbformat's FileNotFoundError.
+    monkeypatch.chdir(tmp_path)
+    nbformat.write(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("1 + 1")]), tmp_path / "x.ipynb")
+    assert added_cells.main(["x.ipynb"]) == 1
+    out = capsys.readouterr().out
+    assert "added code cell at position 1: 1 + 1" in out and "only added cells are listed" in out
+    with pytest.raises(SystemExit):
+        added_cells.main(["missing.ipynb"])
+    assert "no such notebook: missing.ipynb" in capsys.readouterr().err

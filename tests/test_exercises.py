@@ -37,10 +37,9 @@ import nbtools  # noqa: E402
 
 LESSONS = sorted(p.name for p in (ROOT / "notebooks").glob("*.ipynb"))
 SOLUTIONS = sorted(p.name for p in (ROOT / "solutions").glob("*.ipynb"))
-# A lesson's name is NN_words; a learner's copy (JupyterLab's Duplicate makes 01_value-Copy1.ipynb)
-# is not a stale exercise: it is the learner's, and left alone.
-LESSON_NAME = re.compile(r"[0-9][0-9]_[a-z0-9_]+\.ipynb")
-EXERCISES = sorted(p.name for p in (ROOT / "exercises").glob("*.ipynb") if LESSON_NAME.fullmatch(p.name))
+# A learner's copy (JupyterLab's Duplicate makes 01_value-Copy1.ipynb) is not a stale exercise:
+# it is the learner's, and left alone.
+EXERCISES = sorted(p.name for p in (ROOT / "exercises").glob("*.ipynb") if nbtools.is_lesson(p.name))
 EXECUTED = sorted((ROOT / "notebooks").glob("*.ipynb")) + sorted((ROOT / "solutions").glob("*.ipynb"))
 LEARNER_FAILURES = {"AssertionError", "CheckFailed", "NotImplementedError", "NotStarted"}  # CheckFailed: a grading check
 
@@ -470,6 +469,6 @@ def test_exercises_the_build_would_misread_are_refused(cells, words):
 def test_a_learners_copy_in_exercises_is_left_alone():
     # JupyterLab's Duplicate made exercises/01_value-Copy1.ipynb, and the tests failed on it as an
     # exercise without a solution.
-    assert all(LESSON_NAME.fullmatch(name) for name in SOLUTIONS)
+    assert all(nbtools.is_lesson(name) for name in SOLUTIONS)
     for copy in ("01_value-Copy1.ipynb", "01_value (1).ipynb", "Untitled.ipynb", "mine.ipynb"):
-        assert not LESSON_NAME.fullmatch(copy), copy
+        assert not nbtools.is_lesson(copy), copy

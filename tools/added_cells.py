@@ -37,9 +37,10 @@ def findings(submission: Path) -> list[str]:
         if "nbgrader" not in cell.metadata:
             first = next((line.strip() for line in cell.source.splitlines() if line.strip()), "(empty)")
             found.append(f"added {cell.cell_type} cell at position {k}: {first[:70]}")
-    # submitted/<student>/<assignment>/<notebook>: the course folder is three levels up.
-    source = submission.parents[2].parent / "source" / submission.parent.name / submission.name
-    if not source.is_file():
+    # <course>/submitted/<student>/<assignment>/<notebook>: the course folder is parents[3].
+    folders = submission.resolve().parents
+    source = folders[3] / "source" / submission.parent.name / submission.name if len(folders) > 3 else None
+    if source is None or not source.is_file():
         found.append(f"no {source} to compare with: only added cells are listed")
         return found
     have = set(check_ids(nb))
@@ -53,6 +54,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("submissions", nargs="+", type=Path,
                         help="submitted notebooks: submitted/<student>/<assignment>/<notebook>.ipynb")
     args = parser.parse_args(argv)
+    missing = [str(path) for path in args.submissions if not path.is_file()]
+    if missing:
+        parser.error(f"no such notebook: {', '.join(missing)}")
     any_found = False
     for submission in args.submissions:
         student = submission.parent.parent.name

@@ -289,7 +289,7 @@ def release(target: Path) -> None:
     for name in RELEASE_FOLDERS:
         shutil.copytree(ROOT / name, target / name, ignore=junk)
     for stray in (target / "notebooks").glob("*.ipynb"):  # an Untitled.ipynb would fail the learners' tests
-        if not stray.match(LESSON):
+        if not nbtools.is_lesson(stray.name):
             stray.unlink()
     (target / "exercises").mkdir()
     for solution in sorted((ROOT / "solutions").glob(LESSON)):

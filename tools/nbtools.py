@@ -47,6 +47,14 @@ KERNELSPEC = {"display_name": "Python 3", "language": "python", "name": "python3
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 RAISES_MARKER = "NBVAL_RAISES_EXCEPTION"  # nbval's marker for a cell that raises on purpose
 RAISES_TAG = "raises-exception"  # the tag JupyterLab and nbclient read for the same thing
+# A lesson's notebook is NN_words.ipynb; anything else beside the lessons (an Untitled.ipynb, a copy
+# JupyterLab's Duplicate makes, 01_value-Copy1.ipynb) is a learner's, not the course's.
+LESSON_NAME = re.compile(r"[0-9][0-9]_[a-z0-9_]+\.ipynb")
+
+
+def is_lesson(name: str) -> bool:
+    """Whether a notebook's file name is a lesson's (``01_value.ipynb``), not a copy or a stray."""
+    return LESSON_NAME.fullmatch(name) is not None
 
 
 def is_check_cell(cell: NotebookNode) -> bool:

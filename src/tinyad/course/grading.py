@@ -250,6 +250,10 @@ def _first_node(x: Any) -> Any:
     return None
 
 
+# An answer with more entries than this is shown by its first and last three along each axis.
+SHOWN_ENTRIES = 50
+
+
 def _show(x: Any) -> str:
     """An answer as a message shows it: a number to 10 digits, an array (or a list of numbers) to 6,
     a long one as its first and last entries."""
@@ -261,11 +265,8 @@ def _show(x: Any) -> str:
     if array is not None and array.size > SHOWN_ENTRIES:
         entries = np.array2string(array, precision=6, threshold=SHOWN_ENTRIES, edgeitems=3)
         return f"a {type(x).__name__} of shape {array.shape}: {entries}"
-    return f"{x!r:.300}"
-
-
-# An answer with more entries than this is shown by its first and last three along each axis.
-SHOWN_ENTRIES = 50
+    shown = repr(x)
+    return shown if len(shown) <= 300 else f"{shown[:300]} ... ({len(shown)} characters)"
 
 
 def check_topo_order(order: Any, root: Any, hint: str) -> None:

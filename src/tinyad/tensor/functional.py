@@ -45,7 +45,6 @@ function computes with the namespace of its inputs' library (``x.xp``), as every
 from __future__ import annotations
 
 import math
-
 from typing import Any, Sequence, Union
 
 import numpy as np

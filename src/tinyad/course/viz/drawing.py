@@ -77,10 +77,8 @@ class Drawing(graphviz.Digraph):
         """The display data and its metadata, as IPython takes them."""
         try:
             picture, svg = self.fitted()
-        except graphviz.ExecutableNotFound:
-            return {"text/plain": f"{INSTALL_HINT}\n\n{self.source}"}, {}
-        except graphviz.CalledProcessError as error:  # a dot that runs but cannot draw
-            return {"text/plain": f"{dot_failed(error)}\n\n{self.source}"}, {}
+        except (graphviz.ExecutableNotFound, graphviz.CalledProcessError) as error:
+            return {"text/plain": without_picture(error, self.source)}, {}
         bundle = {"text/plain": repr(self), "image/svg+xml": svg}
         try:
             png = base64.b64encode(picture.pipe(format="png")).decode("ascii")
@@ -145,12 +143,15 @@ def sorted_nodes(root: Any, who: str) -> list:
         raise
 
 
-def dot_failed(error: Exception) -> str:
-    """The words for a Graphviz ``dot`` program that ran but failed, with the first line it gave."""
+def without_picture(error: Exception, source: str) -> str:
+    """What is shown where ``dot`` gives no picture: why (no dot program, with how to install one;
+    or a dot that ran and failed, with the first line it said), then the graph's DOT text."""
+    if isinstance(error, graphviz.ExecutableNotFound):
+        return f"{INSTALL_HINT}\n\n{source}"
     said = (getattr(error, "stderr", b"") or b"")
     said = said.decode(errors="replace") if isinstance(said, bytes) else str(said)
     first = said.strip().splitlines()[0] if said.strip() else str(error)
-    return f"The Graphviz dot program failed to draw this graph ({first}); here is its DOT text:"
+    return f"The Graphviz dot program failed to draw this graph ({first}); here is its DOT text:\n\n{source}"
 
 
 def draw(root: Any, max_nodes: int = MAX_NODES, fills: Mapping[Any, str] | None = None,

@@ -23,7 +23,7 @@ import graphviz
 import ipywidgets as widgets
 
 from tinyad import graph
-from tinyad.course.viz.drawing import INSTALL_HINT, MAX_NODES, Drawing, dot_failed, draw, sorted_nodes
+from tinyad.course.viz.drawing import MAX_NODES, Drawing, draw, sorted_nodes, without_picture
 from tinyad.scalar.value import check_gradients
 
 CURRENT_COLOUR = "gold"  # the node whose turn it is in this step
@@ -141,11 +141,8 @@ class BackwardStepper:
         drawing = self.draw()
         try:
             _, svg = drawing.fitted()
-        except graphviz.ExecutableNotFound:  # no dot program: the DOT text under the hint
-            text = f"{INSTALL_HINT}\n\n{drawing.source}"
-            picture = f"<pre>{html.escape(text)}</pre>"
-        except graphviz.CalledProcessError as error:  # a dot that runs but cannot draw
-            picture = f"<pre>{html.escape(dot_failed(error) + chr(10) + chr(10) + drawing.source)}</pre>"
+        except (graphviz.ExecutableNotFound, graphviz.CalledProcessError) as error:  # why, and the DOT text
+            picture = f"<pre>{html.escape(without_picture(error, drawing.source))}</pre>"
         else:  # inline, scaled down to the notebook's width when wider
             svg = svg[svg.find("<svg") :].replace("<svg ", '<svg style="max-width: 100%; height: auto" ', 1)
             picture = f"<div>{svg}</div>"
