@@ -45,7 +45,7 @@ def test_exercises_are_the_sections_under_exercise_headings():
     "ran, failure, status",
     [
         (2, None, ("not started", "")),  # every cell ran, the blank still there: its check calls no answer
-        (0, None, ("not started", "")),
+        (0, None, ("not run", "pytest stopped before its cells (-x, --maxfail, or Ctrl-C)")),
         (2, ("NotImplementedError", ""), ("not started", "")),
         (2, ("AssertionError", "the slope\n  tried:    s\n  expected: 1\n  got:      2\n  hint:     use h\nmore"),
          ("failed", "use h")),
@@ -62,19 +62,31 @@ def test_an_exercise_is_passed_failed_or_not_started(ran, failure, status):
     assert exercise.status() == status
 
 
-def test_an_exercise_passes_only_with_its_blanks_filled_in():
+def test_an_exercise_passes_only_with_its_blanks_filled_in_and_its_check_run():
     # A blank left under a check cell the learner deleted, or a check moved out of the exercise by a
     # heading of their own, read "passed": every cell that remained had run without an error.
     answer = "def f():\n    return 1"
     given = {"tinyad": {"blanks": 2}}
     blank = "# YOUR CODE HERE\nraise NotImplementedError()"
-    filled = score_table.Exercise("Exercise 1: x", cells=[v4.new_code_cell(answer, metadata=given)], ran=1)
-    assert filled.status() == ("passed", "")
-    half = score_table.Exercise("Exercise 1: x", cells=[v4.new_code_cell(answer + "\n" + blank, metadata=given)],
-                                ran=1)
-    assert half.status() == ("in progress", "1 of 2 blanks filled in, and no check failed on the rest")
-    stopped = score_table.Exercise("Exercise 1: x", cells=[v4.new_code_cell(answer, metadata=given)], not_run=1)
-    assert stopped.status() == ("not run", "an earlier cell stopped the kernel (a timeout, or a crash)")
+    check = v4.new_code_cell("grading.check_close(f(), 1, 'w', 'f()', 'h')")
+
+    def exercise(source: str, **outcome: int) -> score_table.Exercise:
+        return score_table.Exercise("Exercise 1: x", cells=[v4.new_code_cell(source, metadata=given), check],
+                                    **outcome)
+
+    assert exercise(answer, ran=2, checked=1).status() == ("passed", "")
+    assert exercise(answer + "\n" + blank, ran=2).status() == (
+        "in progress", "1 of 2 blanks filled in, and no check failed on the rest")
+    assert exercise(answer, not_run=2).status() == (
+        "not run", "an earlier cell stopped the kernel (a timeout, or a crash)")
+    assert exercise(answer, ran=2).status() == ("not checked", "its check cell was skipped (NBVAL_SKIP)")
+    alone = score_table.Exercise("Exercise 1: x", cells=[v4.new_code_cell(answer, metadata=given)], ran=1)
+    assert alone.status() == (
+        "not checked", "it has no check cell: deleted, or cut off by a ## heading written above it")
+    # The answer written in a cell of its own, under the blank: the check passes.
+    answered_below = exercise(blank + "\n" + blank, ran=2, checked=1)
+    assert answered_below.status() == ("not started", "its check passes, but the blank is still in the answer "
+                                                      "cell: write your answer in the blank's place")
 
 
 def test_the_table_reads_the_hint_of_a_failed_grading_check():
@@ -310,9 +322,44 @@ def test_a_blank_left_under_a_deleted_check_is_not_passed(tmp_path):
     assert "  Exercise 3: blank         not started" in out, out
 
 
-def test_a_cell_nbval_skips_is_no_sign_of_a_stopped_kernel(tmp_path):
+def test_a_skipped_check_is_no_sign_of_a_stopped_kernel_and_no_pass(tmp_path):
     exercise = small_exercise()
     exercise.cells[3].source = "# NBVAL_SKIP\n" + exercise.cells[3].source  # exercise 1's check, skipped
     nbtools.write(exercise, tmp_path / SMALL)
     out = grade(tmp_path, "-p", "tinyad.course.score_table", SMALL)
-    assert "  Exercise 1: right         passed" in out, out
+    assert "  Exercise 1: right         not checked: its check cell was skipped (NBVAL_SKIP)" in out, out
+
+
+def test_an_exercise_whose_check_did_not_run_is_not_passed(tmp_path):
+    # Each of these read "passed" (the last "not started"): no cell of the exercise had failed.
+    exercise = small_exercise()
+    exercise.cells[3].source = exercise.cells[3].source.replace("one(2.0)", "one(2.0) + 1")  # now fails
+    exercise.cells.insert(3, v4.new_markdown_cell("## My notes\n\nI think this is right."))  # cuts it off
+    del exercise.cells[7]  # exercise 2's (failing) check, deleted
+    exercise.cells.insert(9, v4.new_code_cell("def three(x):\n    return 2 * x"))  # under the untouched blank
+    nbtools.write(exercise, tmp_path / SMALL)
+    out = grade(tmp_path, "-p", "tinyad.course.score_table", SMALL)
+    assert table_of(out) == [
+        SMALL,
+        "  Exercise 1: right         not checked: it has no check cell: deleted, or cut off by a ## heading "
+        "written above it",
+        "  Exercise 2: wrong         not checked: it has no check cell: deleted, or cut off by a ## heading "
+        "written above it",
+        "  Exercise 3: blank         not started: its check passes, but the blank is still in the answer "
+        "cell: write your answer in the blank's place",
+        f"  Exercise 4: two failures  failed: {FIRST_HINT}",
+        "4 exercises: 0 passed, 1 failed, 1 not started, 2 not checked",
+    ], out
+
+
+def test_exercises_pytest_stopped_before_are_not_run(tmp_path):
+    nbtools.write(small_exercise(), tmp_path / SMALL)
+    out = grade(tmp_path, "-p", "tinyad.course.score_table", "-x", SMALL)  # stops at exercise 2's check
+    assert table_of(out) == [
+        SMALL,
+        "  Exercise 1: right         passed",
+        "  Exercise 2: wrong         failed: double x",
+        "  Exercise 3: blank         not run: pytest stopped before its cells (-x, --maxfail, or Ctrl-C)",
+        "  Exercise 4: two failures  not run: pytest stopped before its cells (-x, --maxfail, or Ctrl-C)",
+        "4 exercises: 1 passed, 1 failed, 0 not started, 2 not run",
+    ], out

@@ -18,7 +18,8 @@
   the progress bar's last line). A cell marked ``# NBVAL_RAISES_EXCEPTION`` gets the
   ``raises-exception`` tag beside it, without which JupyterLab's Run All stops there.
 - ``is_check_cell(cell)``: a check cell is a code cell that calls a ``grading.``
-  helper (``grading.check_close(...)``) or carries the tag ``check``.
+  helper (``grading.check_close(...)``) or carries the tag ``check`` (the score table's rule,
+  imported from it).
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ import nbformat
 from nbformat import NotebookNode
 
 from tinyad.course.score_table import (  # what the table reads
-    BLANKS_KEY, EXERCISE, STUB_COMMENT, blank_line, exercise_headings, exercises_of,
+    BLANKS_KEY, EXERCISE, STUB_COMMENT, blank_line, exercise_headings, exercises_of, is_check_cell,
 )
 
 BEGIN_SOLUTION = re.compile(r"^\s*#+\s*BEGIN SOLUTION\s*$")
@@ -39,9 +40,6 @@ END_SOLUTION = re.compile(r"^\s*#+\s*END SOLUTION\s*$")
 BEGIN_HIDDEN = re.compile(r"^\s*#+\s*BEGIN HIDDEN TESTS\s*$")
 END_HIDDEN = re.compile(r"^\s*#+\s*END HIDDEN TESTS\s*$")
 MARKDOWN_STUB = ["YOUR ANSWER HERE"]
-
-CHECK_CALL = re.compile(r"\bgrading\.\w+\(")
-CHECK_TAG = "check"
 
 KERNELSPEC = {"display_name": "Python 3", "language": "python", "name": "python3"}
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
@@ -55,13 +53,6 @@ LESSON_NAME = re.compile(r"[0-9][0-9]_[a-z0-9_]+\.ipynb")
 def is_lesson(name: str) -> bool:
     """Whether a notebook's file name is a lesson's (``01_value.ipynb``), not a copy or a stray."""
     return LESSON_NAME.fullmatch(name) is not None
-
-
-def is_check_cell(cell: NotebookNode) -> bool:
-    """A code cell that calls ``grading.<helper>(...)`` or is tagged ``check``."""
-    if cell.cell_type != "code":
-        return False
-    return CHECK_TAG in cell.metadata.get("tags", []) or bool(CHECK_CALL.search(cell.source))
 
 
 def has_solution(cell: NotebookNode) -> bool:

@@ -11,16 +11,21 @@ For a notebook outside the course, where no ``conftest.py`` of the course is rea
 plugin: ``python -m pytest -p tinyad.course.score_table --nbval-lax path/to/NN_name.ipynb``.
 
 An exercise is a level-2 markdown heading ``## Exercise N: title`` and every cell after it
-up to the next level-2 heading. Its row says
+up to the next level-2 heading; its check cells are the code cells that call a ``grading.``
+helper or carry the tag ``check`` (``is_check_cell``). Its row says
 
-- ``passed``: every code cell of the exercise ran without an error, and none of its blanks is
-  left (a blank left under a check cell deleted or edited is not a pass);
+- ``passed``: every code cell of the exercise ran without an error, its check cells among
+  them, and none of its blanks is left;
 - ``not started``: the first cell that failed raised the blank's ``NotImplementedError``, or
-  every cell ran with every blank still there;
+  every cell ran with every blank still there (where a check passed all the same, the answer
+  was written in another cell, and the row says to write it in the blank's place);
 - ``in progress``: the same, but some of the exercise's blanks are filled in (an answer
   cell records how many blanks it was given, in ``metadata["tinyad"]["blanks"]``);
+- ``not checked``: every cell that is left ran without an error and no blank is left, but no
+  check cell ran: it was deleted, skipped (``# NBVAL_SKIP``), or cut off from the exercise by
+  a level-2 heading written above it;
 - ``not run``: nbval did not run its cells, because an earlier cell stopped the kernel (a
-  timeout, or a crash);
+  timeout, or a crash), or pytest stopped before them (``-x``, ``--maxfail``, Ctrl-C);
 - ``failed``: the first cell that failed raised anything else; the row gives the first line
   of the check's hint (for a ``tinyad.course.grading`` check) or the error's name and message.
 
@@ -40,12 +45,15 @@ from typing import Any
 
 import pytest
 
-PASSED, FAILED, IN_PROGRESS, NOT_STARTED, NOT_RUN = "passed", "failed", "in progress", "not started", "not run"
+PASSED, FAILED, IN_PROGRESS, NOT_STARTED, NOT_CHECKED, NOT_RUN = (
+    "passed", "failed", "in progress", "not started", "not checked", "not run")
 STUB_COMMENT = "# YOUR CODE HERE"  # the first line of a code blank (nbgrader's)
 BLANKS_KEY = "tinyad"  # an answer cell's metadata: {"blanks": how many code blanks it was given}
 EXERCISE = re.compile(r"^##\s+(Exercise\s+\d+\s*:.*?)\s*$", re.MULTILINE)
 SECTION = re.compile(r"^##\s", re.MULTILINE)
 HINT = re.compile(r"^\s*hint:\s*(.*)$", re.MULTILINE)
+CHECK_CALL = re.compile(r"\bgrading\.\w+\(")  # a check cell calls a tinyad.course.grading helper
+CHECK_TAG = "check"  # ... or carries this tag
 BLANK_ERRORS = ("NotImplementedError", "NotStarted")  # grading.NotStarted is a NotImplementedError
 CHECK_FAILURES = ("AssertionError", "CheckFailed")  # tinyad.course.grading.CheckFailed is an AssertionError
 # A code blank's last line: blank_line's, or nbgrader's bare ``raise NotImplementedError()``.
@@ -66,6 +74,13 @@ def blanks_in(source: str) -> int:
     return len(BLANK.findall(source))
 
 
+def is_check_cell(cell: Any) -> bool:
+    """A code cell that calls ``grading.<helper>(...)`` or is tagged ``check``."""
+    if cell.cell_type != "code":
+        return False
+    return CHECK_TAG in cell.metadata.get("tags", []) or bool(CHECK_CALL.search(cell.source))
+
+
 @dataclass
 class Exercise:
     """One row: the heading, the code cells under it, and the first failure among them."""
@@ -75,6 +90,7 @@ class Exercise:
     ran: int = 0
     not_run: int = 0  # cells nbval passed over (xfail) after an earlier cell stopped the kernel
     failure: tuple[str, str] | None = None  # (exception name, message) of the first failed cell
+    checked: int = 0  # check cells that ran and passed
 
     @property
     def number(self) -> str:
@@ -83,15 +99,27 @@ class Exercise:
 
     def status(self) -> tuple[str, str]:
         """(word, detail): ``passed``, ``failed`` with the hint's first line, ``in progress`` with
-        how many blanks are filled in, or ``not started``."""
+        how many blanks are filled in, ``not started``, ``not checked`` or ``not run``, with why."""
+        checks = sum(map(is_check_cell, self.cells))
         if self.failure is None:
             if self.not_run:
                 return NOT_RUN, "an earlier cell stopped the kernel (a timeout, or a crash)"
+            if self.ran < len(self.cells):
+                return NOT_RUN, "pytest stopped before its cells (-x, --maxfail, or Ctrl-C)"
             given, left = self.blanks()
-            if self.ran < len(self.cells) or (left and left == given):
-                return NOT_STARTED, ""
-            if left:  # every cell ran, but with blanks left: its check is gone or calls no answer
+            if left:
+                word = NOT_STARTED if left == given else IN_PROGRESS
+                if checks and self.checked == checks:  # the answer is in a cell of its own
+                    return word, ("its check passes, but the blank is still in the answer cell: write "
+                                  "your answer in the blank's place")
+                if left == given:
+                    return NOT_STARTED, ""
                 return IN_PROGRESS, f"{given - left} of {given} blanks filled in, and no check failed on the rest"
+            if not checks:
+                return NOT_CHECKED, ("it has no check cell: deleted, or cut off by a ## heading written "
+                                     "above it")
+            if self.checked < checks:
+                return NOT_CHECKED, "its check cell was skipped (NBVAL_SKIP)"
             return PASSED, ""
         name, message = self.failure
         if name in BLANK_ERRORS:
@@ -178,6 +206,8 @@ class ScoreTable:
             exercise.ran += 1
             if report.failed and exercise.failure is None:
                 exercise.failure = _error(item)
+            if report.passed and is_check_cell(item.cell):
+                exercise.checked += 1
         return report
 
     def pytest_unconfigure(self, config: pytest.Config) -> None:
@@ -194,7 +224,7 @@ class ScoreTable:
         write = terminalreporter.write_line
         terminalreporter.write_sep("=", "score")
         width = max(len(ex.heading) for _, ex in rows)
-        counts = {PASSED: 0, FAILED: 0, IN_PROGRESS: 0, NOT_STARTED: 0, NOT_RUN: 0}
+        counts = {PASSED: 0, FAILED: 0, IN_PROGRESS: 0, NOT_STARTED: 0, NOT_CHECKED: 0, NOT_RUN: 0}
         for name, exercises in self.notebooks.items():
             if exercises:
                 write(name)
@@ -202,7 +232,7 @@ class ScoreTable:
                 word, detail = exercise.status()
                 counts[word] += 1
                 write(f"  {exercise.heading:<{width}}  {word}" + (f": {detail}" if detail else ""))
-        shown = [f"{n} {word}" for word, n in counts.items() if n or word not in (IN_PROGRESS, NOT_RUN)]
+        shown = [f"{n} {word}" for word, n in counts.items() if n or word not in (IN_PROGRESS, NOT_CHECKED, NOT_RUN)]
         write(f"{len(rows)} exercises: " + ", ".join(shown))
 
 
