@@ -73,3 +73,13 @@ def test_a_notebook_outside_the_course_layout_or_none_at_all_is_named(tmp_path, 
     with pytest.raises(SystemExit):
         added_cells.main(["missing.ipynb"])
     assert "no such notebook: missing.ipynb" in capsys.readouterr().err
+
+
+def test_a_copy_left_beside_the_solutions_is_no_assignment(tmp_path):
+    # JupyterLab's Duplicate in solutions/ made 01_value-Copy1.ipynb, and the course got an
+    # assignment "01_value-Copy1" (the release, an exercise of it), by a glob of every notebook.
+    (tmp_path / "solutions").mkdir()
+    for name in (f"{ASSIGNMENT}.ipynb", f"{ASSIGNMENT}-Copy1.ipynb", "Untitled.ipynb"):
+        shutil.copyfile(ROOT / "solutions" / f"{ASSIGNMENT}.ipynb", tmp_path / "solutions" / name)
+    assert nbgrader_course.write_course(tmp_path, tmp_path / "course") == [ASSIGNMENT]
+    assert [p.name for p in nbgrader_course.nbtools.lessons_in(tmp_path / "solutions")] == [f"{ASSIGNMENT}.ipynb"]

@@ -120,18 +120,22 @@ def test_an_exercise_with_a_learners_work_is_recognised(tmp_path):
     assert build.learner_work(path, fresh) == "cells [2] have been run"
 
 
-def test_the_build_names_what_the_machine_lacks(monkeypatch):
+def test_the_build_names_what_the_machine_lacks_for_the_lessons_it_builds(monkeypatch):
     monkeypatch.setattr(build.shutil, "which", lambda name: None)
     monkeypatch.setattr(build.importlib.util, "find_spec", lambda name: None)
-    missing = build.missing_references()
-    assert len(missing) == 2 and "dot program" in missing[0] and "torch" in missing[1]
+    assert build.missing_references(["01", "02", "03", "04"]) == [
+        "the Graphviz dot program (lessons 01, 02 would store graphs as DOT text)",
+        "torch (lesson 03 would store the cells' no-torch fallbacks)",
+    ]
+    # Lesson 04 neither draws nor compares with PyTorch: it was refused all the same.
+    assert build.missing_references(["04"]) == []
 
 
 def test_the_build_refuses_before_it_runs_anything(monkeypatch, capsys):
     ran = []
     monkeypatch.setattr(build, "execute", lambda path, timeout: ran.append(path))
     # A machine without dot or torch: stop, and name both.
-    monkeypatch.setattr(build, "missing_references", lambda: ["the dot program", "torch"])
+    monkeypatch.setattr(build, "missing_references", lambda numbers: ["the dot program", "torch"])
     monkeypatch.setattr(sys, "argv", ["build.py", "01"])
     with pytest.raises(SystemExit, match="lacks the dot program and torch.*--allow-missing"):
         build.main()

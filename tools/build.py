@@ -11,11 +11,12 @@ For each lesson NN, from the repository root or anywhere else:
 A notebook whose cell raises (other than a cell marked ``# NBVAL_RAISES_EXCEPTION`` or
 tagged ``raises-exception``) stops the build and is not overwritten.
 
-Two refusals protect what is stored:
+Three refusals protect what is stored:
 
-- without the Graphviz ``dot`` program or torch, the stored outputs would be the
-  fallbacks (DOT text, "torch is not installed"); the build stops unless given
-  ``--allow-missing``;
+- without the Graphviz ``dot`` program, a lesson that draws graphs would store them as DOT text,
+  and without torch, a lesson that imports it would store its "torch is not installed"
+  fallbacks; the build stops unless given ``--allow-missing``, and only where a lesson being
+  built needs what is missing (``missing_references``);
 - an exercise notebook that has been run or has blanks filled in holds a learner's
   work; it is not overwritten unless given ``--force``;
 - a lesson or solution notebook saved after its text form, with cells the text form lacks,
@@ -43,6 +44,7 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -88,7 +90,7 @@ def shown(path: Path) -> str:
 def lessons(numbers: list[str]) -> list[str]:
     """The lesson numbers to build: those given, checked, or every one found."""
     found = sorted(
-        {p.name[:2] for folder in ("notebooks", "solutions") for p in (ROOT / folder).glob(LESSON)}
+        {p.name[:2] for folder in ("notebooks", "solutions") for p in nbtools.lessons_in(ROOT / folder)}
         | {p.name[:2] for folder in textforms.FOLDERS for p in (ROOT / "text" / folder).glob("[0-9][0-9]_*.md")}
     )
     if not numbers:
@@ -166,13 +168,30 @@ def foreign_engine() -> str | None:
     return None if where.is_relative_to(ROOT / "src") else str(where)
 
 
-def missing_references() -> list[str]:
-    """What this machine lacks that the stored outputs are made with."""
+# What a lesson's code cells use that its stored outputs are made with.
+IMPORTS_TORCH = re.compile(r"^\s*(?:import|from)\s+torch\b", re.MULTILINE)
+DRAWS = re.compile(r"\b(?:draw|BackwardStepper)\(")
+
+
+def missing_references(numbers: list[str]) -> list[str]:
+    """What this machine lacks that lessons ``numbers`` store outputs made with: the Graphviz dot
+    program where a lesson draws a graph, torch where one imports it."""
+    def lessons_whose_code(pattern: re.Pattern) -> list[str]:
+        return [number for number in numbers
+                if any(pattern.search(cell.source) for folder in textforms.FOLDERS
+                       for path in notebooks_of(number, folder) for cell in source_of(path).cells
+                       if cell.cell_type == "code")]
+
+    def named(found: list[str]) -> str:
+        return f"lesson{'s' if len(found) > 1 else ''} {', '.join(found)}"
+
     missing = []
-    if shutil.which("dot") is None:
-        missing.append("the Graphviz dot program (graphs would be stored as DOT text)")
-    if importlib.util.find_spec("torch") is None:
-        missing.append("torch (lesson 03 would store its cells' no-torch fallbacks)")
+    drawing = lessons_whose_code(DRAWS) if shutil.which("dot") is None else []
+    if drawing:
+        missing.append(f"the Graphviz dot program ({named(drawing)} would store graphs as DOT text)")
+    comparing = lessons_whose_code(IMPORTS_TORCH) if importlib.util.find_spec("torch") is None else []
+    if comparing:
+        missing.append(f"torch ({named(comparing)} would store the cells' no-torch fallbacks)")
     return missing
 
 
@@ -239,7 +258,6 @@ def build(number: str, timeout: int, force: bool = False) -> None:
 RELEASE_FILES = ["pyproject.toml", "environment.yml", "postBuild", "conftest.py",
                  ".gitignore", "tests/nbval_sanitize.cfg"]
 RELEASE_FOLDERS = ["src", "notebooks"]
-LESSON = "[0-9][0-9]_*.ipynb"  # a lesson's notebook, in notebooks/ and solutions/
 TESTPATHS = 'testpaths = ["tests", "notebooks", "solutions"]'
 # README.md marks the parts that belong in the learners' README, which has no instructors' or
 # maintainers' sections and names nothing the release lacks (tools/, solutions/, benchmarks/, ...).
@@ -274,7 +292,7 @@ def learners_readme(readme: str) -> str:
 def release(target: Path) -> None:
     """Write the learners' copy of the course into ``target`` (new or empty), as a git repository
     when git is installed, so ``git checkout -- exercises/NN_name.ipynb`` starts a notebook over."""
-    for solution in sorted((ROOT / "solutions").glob(LESSON)):
+    for solution in nbtools.lessons_in(ROOT / "solutions"):
         try:  # before anything is written: a misspelled marker would hand an answer out
             nbtools.check_exercises(nbtools.read(solution), solution.name)
         except ValueError as error:
@@ -292,7 +310,7 @@ def release(target: Path) -> None:
         if not nbtools.is_lesson(stray.name):
             stray.unlink()
     (target / "exercises").mkdir()
-    for solution in sorted((ROOT / "solutions").glob(LESSON)):
+    for solution in nbtools.lessons_in(ROOT / "solutions"):
         nbtools.write(nbtools.make_exercise(nbtools.read(solution), solution.name),
                       target / "exercises" / solution.name)
     settings = (target / "pyproject.toml").read_text(encoding="utf-8")
@@ -356,13 +374,15 @@ def main() -> None:
         sys.exit(f"build.py: this Python imports tinyad from {elsewhere}, not from {shown(ROOT / 'src')}: the "
                  "lessons would print and run that engine. Install this clone (python -m pip install -e .) "
                  "or run with PYTHONPATH=src")
-    missing = missing_references()
+    numbers = lessons(args.lessons)
+    missing = missing_references(numbers)
     if missing and not args.allow_missing:
         sys.exit(
-            "not building: this machine lacks " + " and ".join(missing) + ". Install them "
-            "(README, 'For instructors'), or pass --allow-missing to store the fallbacks."
+            "not building: this machine lacks " + " and ".join(missing) + ". Install them (README, "
+            "'Two commands': Graphviz, and PyTorch with python -m pip install -e \".[torch]\"), or pass "
+            "--allow-missing to store the fallbacks."
         )
-    for number in lessons(args.lessons):
+    for number in numbers:
         build(number, args.timeout, args.force)
 
 

@@ -237,7 +237,7 @@ def write_course(root: Path, target: Path) -> list[str]:
     """Write the nbgrader course made from ``root``'s solutions and lessons into ``target``;
     returns the assignment names."""
     names = []
-    for solution in sorted((root / "solutions").glob("*.ipynb")):
+    for solution in nbtools.lessons_in(root / "solutions"):  # not a copy left beside them
         folder = target / "source" / solution.stem
         folder.mkdir(parents=True)
         nbtools.write(assignment(nbtools.read(solution), solution.name), folder / solution.name)

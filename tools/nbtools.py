@@ -55,6 +55,12 @@ def is_lesson(name: str) -> bool:
     return LESSON_NAME.fullmatch(name) is not None
 
 
+def lessons_in(folder: Path) -> list[Path]:
+    """The lessons' notebooks in ``folder`` (``notebooks/``, ``solutions/``), by name; copies and
+    strays left beside them (``01_value-Copy1.ipynb``, ``Untitled.ipynb``) are not among them."""
+    return sorted(path for path in folder.glob("*.ipynb") if is_lesson(path.name))
+
+
 def has_solution(cell: NotebookNode) -> bool:
     """Whether a cell holds a ``### BEGIN SOLUTION`` block."""
     return any(BEGIN_SOLUTION.match(line) for line in cell.source.splitlines())
