@@ -316,3 +316,16 @@ def test_an_f_that_returns_more_than_one_number_is_named():
     with pytest.raises(ValueError, match=r"gradcheck needs f to return a single number, got shape \(2,\): "
                                          r"reduce it first"):
         gradcheck(lambda t: t * 2.0, Tensor([1.0, 2.0], requires_grad=True))
+
+
+def test_a_wrong_gradient_where_the_slope_is_0_is_given_by_how_far_off():
+    # It read "relative error 1e+300": backward's 1 over a slope of 0, divided by 1e-300.
+    def rule(out):
+        (a,) = out.parents
+        a.accumulate(np.ones_like(a.data))
+
+    def zero(t):
+        return t.new_node(t.data * 0, parents=(t,), op="zero", backward_rule=rule).sum()
+
+    with pytest.raises(AssertionError, match=r"backward gave 1, finite differences give 0 \(off by 1, atol"):
+        gradcheck(zero, Tensor([-1.0], requires_grad=True))

@@ -252,13 +252,26 @@ def test_check_finite_differences_passes_a_right_rule():
         lambda a, out: np.array([2 * a.data, 2 * a.data]) * out.grad,  # wrong shape, right values
         lambda a, out: math.nan,  # nan
         lambda a, out: 2 * a.data * out.grad + math.nan,  # nan
+        lambda a, out: 2 * a.data * out.grad + 5j,  # complex: passed, with only NumPy's ComplexWarning
     ],
-    ids=["wrong sign", "wrong shape", "nan", "nan added"],
+    ids=["wrong sign", "wrong shape", "nan", "nan added", "complex"],
 )
 def test_check_finite_differences_fails(local):
     with pytest.raises(AssertionError) as error:
         grading.check_finite_differences(square_with(local), [Node(1.5)], "what", "tried", HINT)
     assert message(error).endswith(HINT)
+
+
+@pytest.mark.parametrize("grad, named", [(None, "NoneType (None)"), ("3", "str ('3')"), (True, "bool (True)")])
+def test_check_finite_differences_names_a_gradient_that_is_no_number(grad, named):
+    # None was reported as "backward gave nan", "3" and True as "backward gave 3" and "gave 1".
+    def rule(out):
+        (a,) = out.parents
+        a.grad = grad
+
+    text = failure_of(lambda: grading.check_finite_differences(lambda a: Node(a.data * a.data, (a,), rule),
+                                                               [Node(1.5)], "what", "tried", HINT))
+    assert f"backward gave input 0 a gradient of {named}: a gradient is a real number" in text, text
 
 
 # -- the helpers lesson 06's checks call: shapes and the learner's errors --
@@ -287,6 +300,17 @@ def test_check_shape_passes_a_right_shape_from_an_array_a_tensor_or_a_tuple():
     grading.check_shape(Tensor(np.ones((2, 3))), (2, 3), "w", "t", "h")
     grading.check_shape((5, 4), (5, 4), "w", "t", "h")
     grading.check_shape(np.float64(2.0), (), "w", "t", "h")
+
+
+def test_a_tensor_where_an_array_belongs_is_named_by_its_library():
+    # A torch tensor that requires grad was a bare RuntimeError from inside the helpers.
+    torch = pytest.importorskip("torch")
+    square = lambda x: float((x * x).sum())  # noqa: E731
+    for got, named in [(torch.ones(3, requires_grad=True), "a torch Tensor"), (Tensor(np.ones(3)), "a tinyad Tensor")]:
+        text = failure_of(lambda: grading.check_array_gradient(square, np.ones(3), got, "w", "t", "h"))
+        assert f"got:      {named}" in text and ".detach().numpy()" in text, text
+    text = failure_of(lambda: grading.check_shape(torch.ones(3, requires_grad=True), (3,), "w", "t", "h"))
+    assert "got:      a torch Tensor of shape (3,)" in text and ".detach().numpy()" in text, text
 
 
 def test_check_shape_names_the_axis_left_unsummed():

@@ -281,3 +281,37 @@ def test_the_picture_names_an_unlabelled_node_as_the_words_do():
     assert 'v1 [label="v1 | data 3 |' in source
     assert 'v0 [label="a | data 2 |' in source  # a label stays the node's own
     assert "v1 |" not in draw(y).source  # a plain drawing names no unlabelled node
+
+
+def test_a_node_of_ones_own_without_a_label_is_stepped_and_drawn():
+    # Lesson 02's own Node has no label (tinyad.graph.Node does not ask for one): the stepper
+    # raised AttributeError where draw() got on.
+    class Node:
+        def __init__(self, data, parents=(), rule=None):
+            self.data, self.grad, self.parents, self.op, self.backward_rule = data, 0.0, parents, "*", rule
+
+        def zero_grad(self):
+            self.grad = 0.0
+
+        def has_grad(self):
+            return True
+
+        def accumulate(self, grad):
+            self.grad += grad
+
+        def release(self):
+            pass
+
+        def new_leaf(self, data):
+            return Node(data)
+
+    def rule(out):
+        a, b = out.parents
+        a.accumulate(b.data * out.grad)
+        b.accumulate(a.data * out.grad)
+
+    stepper = BackwardStepper(Node(6.0, (Node(2.0), Node(3.0)), rule))
+    assert stepper.current.message == "seed: v2.grad = 1"
+    stepper.next()
+    assert "v0" in stepper.current.message and "v1" in stepper.current.message, stepper.current.message
+    assert "v2" in stepper.draw().source

@@ -120,8 +120,8 @@ def gradcheck(
             out.backward(**({"retain_graph": True} if hasattr(out, "requires_grad") else {}))
     # else: a Tensor that depends on no input (a constant): every gradient is 0,
     # and the finite differences below must agree.
-    analytic = [np.array(to_numpy(leaf.grad), dtype=np.float64) if leaf.has_grad()
-                else np.zeros(np.shape(to_numpy(leaf.data))) for leaf in leaves]
+    analytic = [_real_gradient(leaf, i, x) if leaf.has_grad() else np.zeros(np.shape(to_numpy(leaf.data)))
+                for i, (leaf, x) in enumerate(zip(leaves, inputs))]
 
     for i, x in enumerate(inputs):
         original = leaves[i].data if isinstance(leaves[i].data, float) else to_numpy(leaves[i].data)
@@ -151,7 +151,7 @@ def gradcheck(
             raise AssertionError(
                 f"gradcheck: the gradient of {_name(i, x)}{where} does not match: "
                 f"backward gave {a:.10g}, finite differences give {n:.10g} "
-                f"(relative error {abs(a - n) / max(abs(n), 1e-300):.3g}, "
+                f"({f'relative error {abs(a - n) / abs(n):.3g}' if n else f'off by {abs(a - n):.3g}'}, "
                 f"atol={atol}, rtol={rtol})"
             )
     return True
@@ -177,6 +177,19 @@ def _gradients_kept(order: list, mine: set) -> Iterator[None]:
             node.zero_grad()
             if grad is not None:
                 node.accumulate(grad)
+
+
+def _real_gradient(leaf: Any, i: int, x: Any) -> np.ndarray:
+    """The gradient backward gave input ``i`` as a float64 array, or an AssertionError naming what it
+    is where it is no real number (a rule that set ``None``, a string, a bool or a complex number)."""
+    grad = to_numpy(leaf.grad)
+    if grad.dtype.kind not in "iuf":
+        raise AssertionError(
+            f"gradcheck: backward gave {_name(i, x)} a gradient of {type(leaf.grad).__name__} "
+            f"({leaf.grad!r:.60}): a gradient is a real number (for a Tensor, an array of them), "
+            "added into by the backward rules"
+        )
+    return np.array(grad, dtype=np.float64)
 
 
 def furthest_outside(error: np.ndarray, allowed: np.ndarray) -> tuple[int, ...]:

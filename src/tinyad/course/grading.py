@@ -222,7 +222,7 @@ def _real_array(x: Any) -> np.ndarray | None:
     """``x`` as a float64 array if it holds only real numbers (not bools, strings or complex)."""
     try:
         array = np.asarray(x)
-    except (TypeError, ValueError):  # ragged nested lists
+    except (TypeError, ValueError, RuntimeError):  # ragged lists; a torch tensor that requires grad
         return None
     if array.dtype.kind == "O":  # a list that mixes kinds: each entry must be a real number
         if not all(_is_number(v) for v in array.ravel()):
@@ -233,6 +233,11 @@ def _real_array(x: Any) -> np.ndarray | None:
         return array.astype(np.float64)
     except OverflowError:  # an int beyond any float: not the number any check expects
         return None
+
+
+def _kind(x: Any) -> str:
+    """What ``x`` is, with its library: "a torch Tensor", "a tinyad Tensor", "a numpy ndarray"."""
+    return f"a {type(x).__module__.split('.')[0]} {type(x).__name__}"
 
 
 def _first_node(x: Any) -> Any:
@@ -436,9 +441,11 @@ def check_shape(got: Any, expected: Sequence[int], what: str, tried: Any, hint: 
         shape = tuple(int(n) for n in got)
     elif hasattr(got, "shape"):
         shape = tuple(got.shape)
-        data = got.data if is_node(got) else got
-        array = np.asarray(data)
-        if array.dtype.kind in "fc" and not np.isfinite(array).all():
+        array = _real_array(got.data if is_node(got) else got)
+        if array is None:  # a torch tensor that requires grad, an array of strings: no numbers to read
+            fail(what, tried, f"a NumPy array of shape {expected}", f"{_kind(got)} of shape {shape}",
+                 "return a NumPy array of numbers (a torch tensor's .detach().numpy())")
+        if not np.isfinite(array).all():
             fail(what, tried, f"a finite array of shape {expected}",
                  f"an array of shape {shape} with {int((~np.isfinite(array)).sum())} nan or inf "
                  "entries", hint)
@@ -498,6 +505,10 @@ def check_array_gradient(f: Callable[[np.ndarray], Any], x: Any, grad: Any, what
     __tracebackhide__ = True
     point = np.array(x, dtype=np.float64)
     numeric = call_checked(numeric_gradient, f, point, eps, what=what, tried=tried, hint=hint)
+    node = _first_node(grad)
+    if node is not None:
+        fail(what, tried, f"a NumPy array of shape {point.shape}", _kind(node),
+             "return the gradient as a NumPy array: the .data of a Tensor, a torch tensor's .detach().numpy()")
     got = _real_array(grad)
     if got is None:
         fail(what, tried, f"an array of shape {point.shape}", f"{grad!r} (of type {type(grad).__name__})",

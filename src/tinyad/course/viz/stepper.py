@@ -110,7 +110,8 @@ class BackwardStepper:
         fills[self.node] = CURRENT_COLOUR
         grads = dict(zip(self.order, self.current.grads))
         # The words name an unlabelled node by its place in the order ("v3"): the picture shows it.
-        names = {node: self._name(k) for k, node in enumerate(self.order) if not node.label}
+        names = {node: self._name(k) for k, node in enumerate(self.order)
+                 if not getattr(node, "label", "")}
         return draw(self.root, max_nodes=self.max_nodes, fills=fills, grads=grads, names=names)
 
     def widget(self) -> StepperView:
@@ -153,7 +154,7 @@ class BackwardStepper:
         self.next_button.disabled = self.position == last
 
     def _name(self, k: int) -> str:
-        return self.order[k].label or f"v{k}"
+        return getattr(self.order[k], "label", "") or f"v{k}"  # a node of one's own may have none
 
     def _record(self) -> list[Step]:
         """Run the walk from zero grads, snapshotting after each node; restore the grads."""
