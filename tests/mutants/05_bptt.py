@@ -35,6 +35,7 @@ MUTANTS = {
                                               "        h = cell(x, h)\n        if (t + 1) % k == 0:\n"
                                               "            h = [v.detach() for v in h]\n        states.append(h)")],
             "every k-th state frozen": [("            h = [v.detach() for v in h]", "            h = [v.detach() for v in h0]")],
+            "one Value a step, not the state": [("        states.append(h)", "        states.append(h[0])")],
         },
         "right": [("h = [v.detach() for v in h]", "h = [Value(v.data) for v in h]")],
     },

@@ -37,6 +37,9 @@ MUTANTS = {
             """,
             "a lone last index dropped": [("range(0, n, batch_size)", "range(0, n - 1, batch_size)")],
             "the indices as floats": [("permutation(n)\n", "permutation(n).astype(float)\n")],
+            "the permutation, not cut into batches": """
+                return list(np.random.default_rng(seed).permutation(n))
+            """,
             "another draw of the named generator": [("np.random.default_rng(seed).permutation(n)",
                                                      "np.random.default_rng(seed).choice(n, size=n, replace=False)")],
             # The right batches, but the learner's global random state is changed.
