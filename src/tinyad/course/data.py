@@ -1,7 +1,7 @@
 """Small seeded data sets for the lessons: nothing is downloaded at run time.
 
-Each function takes a ``seed``: the same seed gives the same numbers on every run
-and every machine. Points come as a float64 array of shape ``(n, 2)``; labels of a
+Each random set takes a ``seed``: the same seed gives the same numbers on every run
+and every machine (``xor``'s four points need none). Points come as a float64 array of shape ``(n, 2)``; labels of a
 two-class set as ``-1.0`` / ``+1.0`` (the target a tanh output or a squared error
 wants), of a many-class set as integers ``0 .. k-1`` (what ``cross_entropy`` wants).
 

@@ -2,7 +2,7 @@
 
 An op records its parents and backward rule only when recording is on and one of
 its inputs requires a gradient. Evaluating a model, or updating parameters by
-hand, needs no graph: ``with no_grad():`` makes every op inside it a plain NumPy
+hand, needs no graph: ``with no_grad():`` makes every op inside it a plain array
 computation whose result is a leaf. As in PyTorch, ``no_grad()`` also decorates a
 function (``@no_grad()`` or ``@no_grad``): each call runs inside its own ``with no_grad():``,
 and each step of a generator function's generator does.

@@ -6,12 +6,12 @@ every input the full gradient, ``mean`` gives each ``1/n`` of it, and ``max`` gi
 it to the entries that were the maximum. Ties: when several entries share the
 maximum, the gradient is split evenly among them (as ``torch.amax`` does), so the
 total is preserved and the rule does not depend on the order of the entries. ``min``
-is ``max`` with NumPy's ``min``: one forward, ``extremum``, makes both, and
+is ``max`` with the library's ``min``: one forward, ``extremum``, makes both, and
 ``max_backward`` is the rule of both.
 
 Each op is one block, the forward function then its rule; the forward computes the array and
 makes the output node from its input (``x.new_node(data, parents=(x,), op="sum", ...)``), with
-what the rule needs from it as ``saved``. ``axes`` and ``unreduce``, the two helpers they
+what the rule needs from it as ``saved``. ``axes``, ``unreduce`` and ``reduced_count``, the helpers they
 share, come first. The Tensor methods of the same
 names call these functions.
 """

@@ -7,7 +7,8 @@ left to right. Nodes are named by their position in ``topo_sort(root)`` (``v0``,
 ``v1``, ...), so the same graph gives the same DOT source on every run.
 
 Any graph node (``tinyad.graph.is_node``) can be drawn, ``label`` shown if it has
-one: a ``Value`` shows its numbers, a node whose data is an array its shape.
+one: a ``Value`` shows its numbers, and so does a node whose data is a 0-d array
+(``t.sum()``); one whose data has axes shows its shape.
 
 A graph with more than ``max_nodes`` values (80 by default) is drawn in part:
 the last ``max_nodes`` values in topological order, which are the root and the
