@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 import re
 import sys
+import warnings
 from pathlib import Path
 
 import nbformat
@@ -656,3 +657,13 @@ def test_check_close_shows_a_long_answer_by_its_ends():
     assert len(text) < 1000
     short = failure_of(lambda: grading.check_close([1.5, 2], [1.0, 2.0], "w", "t", HINT))
     assert "[1.5, 2]" in short  # a short list as the learner wrote it
+
+
+def test_an_expected_inf_is_named_without_a_warning_or_an_infinite_tolerance():
+    # check_close(-inf, inf) warned "invalid value encountered" and said "where inf is allowed".
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        text = failure_of(lambda: grading.check_close(-math.inf, math.inf, "w", "t", "h"))
+        assert "(-inf, where only inf is right)" in text, text
+        text = failure_of(lambda: grading.check_close([1.0, 3.0], [1.0, math.inf], "w", "t", "h"))
+        assert "(3 at index (1,), where only inf is right)" in text, text

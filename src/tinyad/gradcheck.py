@@ -195,7 +195,8 @@ def _real_gradient(leaf: Any, i: int, x: Any) -> np.ndarray:
 def furthest_outside(error: np.ndarray, allowed: np.ndarray) -> tuple[int, ...]:
     """The index of the entry whose ``error`` exceeds what is ``allowed`` there by the most (a nan
     error the most of all): where a mismatch is worth showing."""
-    excess = np.where(np.isnan(error), np.inf, error - allowed)
+    with np.errstate(invalid="ignore"):  # inf - inf: an error of inf where inf is allowed
+        excess = np.where(np.isnan(error), np.inf, error - allowed)
     return tuple(int(k) for k in np.unravel_index(np.argmax(excess), excess.shape))
 
 

@@ -207,11 +207,15 @@ def _largest_difference(got: Any, got_arr: np.ndarray, expected_arr: np.ndarray,
                         rtol: float) -> str:
     """Where ``got`` is furthest outside the tolerance, and by how much: the words a learner needs
     when both answers print the same digits (a float32 slip, a last-digit rounding)."""
-    allowed = atol + rtol * np.abs(expected_arr)
-    difference = np.abs(got_arr - expected_arr)
-    worst = furthest_outside(difference, allowed)
+    with np.errstate(invalid="ignore"):  # inf - inf, where an expected inf meets -inf: nan, the worst
+        allowed = atol + rtol * np.abs(expected_arr)
+        difference = np.abs(got_arr - expected_arr)
+        worst = furthest_outside(difference, allowed)
     where = f" at index {worst}" if got_arr.ndim else ""
-    words = f"\n(off by {difference[worst]:.3g}{where}, where {allowed[worst]:.3g} is allowed"
+    if np.isinf(expected_arr[worst]):  # no tolerance to speak of: only inf itself is close to inf
+        words = f"\n({got_arr[worst]:.10g}{where}, where only {expected_arr[worst]:g} is right"
+    else:
+        words = f"\n(off by {difference[worst]:.3g}{where}, where {allowed[worst]:.3g} is allowed"
     dtype = getattr(got, "dtype", None)
     if dtype is not None and np.dtype(dtype) == np.float32:
         words += "; your answer is float32"
