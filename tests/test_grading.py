@@ -667,3 +667,10 @@ def test_an_expected_inf_is_named_without_a_warning_or_an_infinite_tolerance():
         assert "(-inf, where only inf is right)" in text, text
         text = failure_of(lambda: grading.check_close([1.0, 3.0], [1.0, math.inf], "w", "t", "h"))
         assert "(3 at index (1,), where only inf is right)" in text, text
+
+
+@pytest.mark.parametrize("expected", ["1.0", [1.0, "2"], True, 1 + 0j])
+def test_check_close_refuses_an_expected_value_that_is_no_number(expected):
+    # A check cell's own slip: expected "1.0" was read as 1.0, and passed an answer of 1.0.
+    with pytest.raises(TypeError, match="check_close's expected must be a number or an array of numbers"):
+        grading.check_close(1.0, expected, "w", "t", "h")

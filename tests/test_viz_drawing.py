@@ -254,6 +254,12 @@ def test_a_dot_that_runs_but_cannot_draw_falls_back_and_says_why(monkeypatch, tm
     assert bundle["text/plain"].startswith("The Graphviz dot program failed to draw this graph (Error: something "
                                            "broke); here is its DOT text:")
     assert "digraph" in bundle["text/plain"]
+    # A file named dot that cannot be run (no execute permission): a PermissionError from the display.
+    fake.chmod(0o644)
+    monkeypatch.setenv("PATH", str(tmp_path))
+    bundle, _ = draw(a * a)._repr_mimebundle_()
+    assert bundle["text/plain"].startswith("The Graphviz dot program failed to draw this graph ("), bundle
+    assert "digraph" in bundle["text/plain"]
 
 
 def test_a_graph_released_by_backward_is_drawn_with_a_note_that_says_so():

@@ -190,7 +190,10 @@ def check_close(got: Any, expected: Any, what: str, tried: Any, hint: str,
     if expected is None or got is None:
         check(got is expected, what, tried, expected, got, hint)
         return
-    expected_arr = np.asarray(expected, dtype=np.float64)
+    expected_arr = _real_array(expected)
+    if expected_arr is None:  # the check cell's own slip: "1.0" would have passed an answer of 1.0
+        raise TypeError(f"check_close's expected must be a number or an array of numbers, got "
+                        f"{type(expected).__name__} {expected!r:.60}")
     got_arr = _real_array(got)
     if got_arr is None:
         shown = (f"an int of {len(str(abs(got)))} digits" if isinstance(got, int) and not isinstance(got, bool)

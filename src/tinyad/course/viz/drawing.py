@@ -78,7 +78,7 @@ class Drawing(graphviz.Digraph):
         """The display data and its metadata, as IPython takes them."""
         try:
             picture, svg = self.fitted()
-        except (graphviz.ExecutableNotFound, graphviz.CalledProcessError) as error:
+        except NO_PICTURE as error:
             return {"text/plain": without_picture(error, self.source)}, {}
         bundle = {"text/plain": repr(self), "image/svg+xml": svg}
         try:
@@ -109,6 +109,9 @@ class Drawing(graphviz.Digraph):
             return self.top_to_bottom, _scaled_to_fit(tall_svg)
         return self, _scaled_to_fit(svg)
 
+
+# Where dot gives no picture: not installed, failed, or a file named dot that cannot be run.
+NO_PICTURE = (graphviz.ExecutableNotFound, graphviz.CalledProcessError, OSError)
 
 SIZE = re.compile(r'<svg width="([\d.]+)pt" height="([\d.]+)pt"')
 
@@ -151,6 +154,8 @@ def without_picture(error: Exception, source: str) -> str:
         return f"{INSTALL_HINT}\n\n{source}"
     said = (getattr(error, "stderr", b"") or b"")
     said = said.decode(errors="replace") if isinstance(said, bytes) else str(said)
+    if isinstance(error, OSError) and error.strerror:  # a dot that cannot be run: "Permission denied: dot"
+        said = f"{error.strerror}: {error.filename}"
     first = said.strip().splitlines()[0] if said.strip() else str(error)
     return f"The Graphviz dot program failed to draw this graph ({first}); here is its DOT text:\n\n{source}"
 

@@ -19,11 +19,10 @@ import html
 from dataclasses import dataclass
 from typing import Any
 
-import graphviz
 import ipywidgets as widgets
 
 from tinyad import graph
-from tinyad.course.viz.drawing import MAX_NODES, Drawing, draw, sorted_nodes, without_picture
+from tinyad.course.viz.drawing import MAX_NODES, NO_PICTURE, Drawing, draw, sorted_nodes, without_picture
 from tinyad.scalar.value import check_gradients
 
 CURRENT_COLOUR = "gold"  # the node whose turn it is in this step
@@ -142,7 +141,7 @@ class BackwardStepper:
         drawing = self.draw()
         try:
             _, svg = drawing.fitted()
-        except (graphviz.ExecutableNotFound, graphviz.CalledProcessError) as error:  # why, and the DOT text
+        except NO_PICTURE as error:  # why, and the DOT text
             picture = f"<pre>{html.escape(without_picture(error, drawing.source))}</pre>"
         else:  # inline, scaled down to the notebook's width when wider
             svg = svg[svg.find("<svg") :].replace("<svg ", '<svg style="max-width: 100%; height: auto" ', 1)
