@@ -10,9 +10,11 @@ input it does not name). A row runs on every case of its family, or on its own `
 Adding an op to the engines adds one row here, named after the op (its method, or its function
 in ``tensor.functional``). test_op_families.py fails naming any op without a row, and any
 ``*_backward`` rule in src/ that no row exercises. A row checks the gradients, by finite
-differences and against PyTorch; an op's numerical care at the ends of its domain (softplus of
-1000, exp near overflow) is tested beside the engine's other tests of it (test_scalar.py,
-test_tensor_ops.py).
+differences and against PyTorch, at points drawn away from kinks and bounds. What a row cannot
+referee gets a test of its own: an op's choice at a kink or a bound, where finite differences give
+the average of the two sides (relu's slope at 0, in test_op_families.py beside the rows), and its
+numerical care at the ends of its domain (softplus of 1000, exp near overflow), beside the
+engine's other tests of it (test_scalar.py, test_tensor_ops.py).
 """
 
 from __future__ import annotations
