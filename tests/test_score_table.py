@@ -291,14 +291,6 @@ def test_a_notebook_outside_the_course_is_graded_with_the_plugin_named(tmp_path)
     assert out.count("= score =") == 1 and table_of(out) == [f"exercises/{SMALL}", *SMALL_TABLE], out
 
 
-def test_the_table_reports_the_first_failing_cell_of_an_exercise(tmp_path):
-    course = course_copy(tmp_path, {SMALL: small_exercise()})
-    out = grade(course, "exercises/")
-    assert LAST_HINT in out[:out.index("= score =")], "the last check must fail too, above the table"
-    row = next(line for line in table_of(out) if "Exercise 4" in line)
-    assert row.endswith(f"failed: {FIRST_HINT}") and LAST_HINT not in row, out
-
-
 def test_a_notebook_is_named_as_typed_from_where_pytest_started():
     course = Path("/home/learner/course")
     notebook = course / "exercises" / "01_value.ipynb"
@@ -308,47 +300,93 @@ def test_a_notebook_is_named_as_typed_from_where_pytest_started():
     assert score_table.shown_path(notebook, Path("/tmp")) == "/home/learner/course/exercises/01_value.ipynb"
 
 
-@PYTEST_INTERFACE
-def test_exercises_after_a_cell_that_stops_the_kernel_are_not_run(tmp_path):
-    # After a timeout nbval marks the later cells xfail (run on a fresh kernel, or not at all), and
-    # the table counted them as run: every later exercise read "passed".
+# -- learners' slips, each a notebook of its own, graded in one pytest run ------------------------
+
+
+def hanging() -> nbformat.NotebookNode:
     exercise = small_exercise()
     exercise.cells[2].source = "import time\ntime.sleep(60)\n" + exercise.cells[2].source  # exercise 1 hangs
-    nbtools.write(exercise, tmp_path / SMALL)
-    out = grade(tmp_path, "-p", "tinyad.course.score_table", "--nbval-cell-timeout=3", SMALL)
-    assert "  Exercise 1: right         failed: " in out, out
-    assert "  Exercise 2: wrong         not run: an earlier cell stopped the kernel" in out, out
-    assert "4 exercises: 0 passed, 1 failed, 0 not started, 3 not run" in out, out
+    return exercise
 
 
-def test_a_blank_left_under_a_deleted_check_is_not_passed(tmp_path):
-    exercise = small_exercise()
-    del exercise.cells[9]  # exercise 3's check, under its blank: every cell left ran without an error
-    nbtools.write(exercise, tmp_path / SMALL)
-    out = grade(tmp_path, "-p", "tinyad.course.score_table", SMALL)
-    assert "  Exercise 3: blank         not started" in out, out
-
-
-@PYTEST_INTERFACE
-def test_a_skipped_check_is_no_sign_of_a_stopped_kernel_and_no_pass(tmp_path):
+def check_skipped() -> nbformat.NotebookNode:
     exercise = small_exercise()
     exercise.cells[3].source = "# NBVAL_SKIP\n" + exercise.cells[3].source  # exercise 1's check, skipped
-    nbtools.write(exercise, tmp_path / SMALL)
-    out = grade(tmp_path, "-p", "tinyad.course.score_table", SMALL)
-    assert "  Exercise 1: right         not checked: its check cell was skipped (NBVAL_SKIP)" in out, out
+    return exercise
 
 
-def test_an_exercise_whose_check_did_not_run_is_not_passed(tmp_path):
-    # Each of these read "passed" (the last "not started"): no cell of the exercise had failed.
+def checks_that_did_not_run() -> nbformat.NotebookNode:
     exercise = small_exercise()
     exercise.cells[3].source = exercise.cells[3].source.replace("one(2.0)", "one(2.0) + 1")  # now fails
     exercise.cells.insert(3, v4.new_markdown_cell("## My notes\n\nI think this is right."))  # cuts it off
     del exercise.cells[7]  # exercise 2's (failing) check, deleted
     exercise.cells.insert(9, v4.new_code_cell("def three(x):\n    return 2 * x"))  # under the untouched blank
-    nbtools.write(exercise, tmp_path / SMALL)
-    out = grade(tmp_path, "-p", "tinyad.course.score_table", SMALL)
-    assert table_of(out) == [
-        SMALL,
+    return exercise
+
+
+def blank_under_a_deleted_check() -> nbformat.NotebookNode:
+    exercise = small_exercise()
+    del exercise.cells[9]  # exercise 3's check, under its blank: every cell left ran without an error
+    return exercise
+
+
+SLIPS = {"91_as_given.ipynb": small_exercise, "92_hanging.ipynb": hanging, "93_check_skipped.ipynb": check_skipped,
+         "94_checks_that_did_not_run.ipynb": checks_that_did_not_run,
+         "95_blank_under_a_deleted_check.ipynb": blank_under_a_deleted_check}
+
+
+@pytest.fixture(scope="module")
+def slips(tmp_path_factory) -> tuple[str, dict[str, list[str]]]:
+    """pytest's output for the notebooks of ``SLIPS``, graded in one run (a kernel each; a cell
+    gets 3 s, so the hanging one stops soon), and each notebook's rows of the table."""
+    folder = tmp_path_factory.mktemp("slips")
+    for name, make in SLIPS.items():
+        nbtools.write(make(), folder / name)
+    out = grade(folder, "-p", "tinyad.course.score_table", "--nbval-cell-timeout=3", *SLIPS)
+    rows: dict[str, list[str]] = {}
+    for line in table_of(out)[:-1]:  # the last line counts them all
+        if line.startswith("  "):
+            rows[name].append(line)
+        else:
+            name = line
+            rows[name] = []
+    assert list(rows) == list(SLIPS), out
+    return out, rows
+
+
+@PYTEST_INTERFACE
+def test_the_table_reports_the_first_failing_cell_of_an_exercise(slips):
+    out, rows = slips
+    assert rows["91_as_given.ipynb"] == SMALL_TABLE[:-1], out
+    assert LAST_HINT in out[:out.index("= score =")], "the last check must fail too, above the table"
+
+
+@PYTEST_INTERFACE
+def test_exercises_after_a_cell_that_stops_the_kernel_are_not_run(slips):
+    # After a timeout nbval marks the later cells xfail (run on a fresh kernel, or not at all), and
+    # the table counted them as run: every later exercise read "passed".
+    out, rows = slips
+    stopped = "not run: an earlier cell stopped the kernel (a timeout, or a crash)"
+    assert rows["92_hanging.ipynb"][0].startswith("  Exercise 1: right         failed: "), out
+    assert rows["92_hanging.ipynb"][1:] == [
+        f"  Exercise 2: wrong         {stopped}",
+        f"  Exercise 3: blank         {stopped}",
+        f"  Exercise 4: two failures  {stopped}",
+    ], out
+
+
+@PYTEST_INTERFACE
+def test_a_skipped_check_is_no_sign_of_a_stopped_kernel_and_no_pass(slips):
+    out, rows = slips
+    assert rows["93_check_skipped.ipynb"][0] == (
+        "  Exercise 1: right         not checked: its check cell was skipped (NBVAL_SKIP)"), out
+
+
+def test_an_exercise_whose_check_did_not_run_is_not_passed(slips):
+    # Each of these read "passed" (the third "not started", with no word why): no cell of the
+    # exercise had failed.
+    out, rows = slips
+    assert rows["94_checks_that_did_not_run.ipynb"] == [
         "  Exercise 1: right         not checked: it has no check cell: deleted, or cut off by a ## heading "
         "written above it",
         "  Exercise 2: wrong         not checked: it has no check cell: deleted, or cut off by a ## heading "
@@ -356,8 +394,17 @@ def test_an_exercise_whose_check_did_not_run_is_not_passed(tmp_path):
         "  Exercise 3: blank         not started: its check passes, but the blank is still in the answer "
         "cell: write your answer in the blank's place",
         f"  Exercise 4: two failures  failed: {FIRST_HINT}",
-        "4 exercises: 0 passed, 1 failed, 1 not started, 2 not checked",
     ], out
+
+
+def test_a_blank_left_under_a_deleted_check_is_not_passed(slips):
+    out, rows = slips
+    assert rows["95_blank_under_a_deleted_check.ipynb"][2] == "  Exercise 3: blank         not started", out
+
+
+def test_the_last_line_counts_every_notebooks_exercises(slips):
+    out, _ = slips
+    assert table_of(out)[-1] == ("20 exercises: 2 passed, 8 failed, 4 not started, 3 not checked, 3 not run"), out
 
 
 @PYTEST_INTERFACE
