@@ -10,6 +10,7 @@ import pytest
 from IPython.core.formatters import DisplayFormatter
 
 from tinyad import Tensor, Value, draw, topo_sort
+from tinyad.course.viz import BackwardStepper
 from tinyad.course.viz.drawing import FIT_WIDTH, HINT_WIDTH, INSTALL_HINT, MAX_NODES, svg_size
 
 from dot_program import needs_dot  # tests/dot_program.py
@@ -86,6 +87,9 @@ def test_bad_input_is_refused_by_name():
         draw(1.5)
     with pytest.raises(ValueError, match="max_nodes"):
         draw(Value(1.0), max_nodes=0)
+    with pytest.raises(ValueError, match=r"BackwardStepper's max_nodes must be an int >= 1, got 0"):
+        BackwardStepper(Value(1.0) * 2.0, max_nodes=0)  # was accepted, and failed at .widget()
+    assert "v0" in draw(Value(1.0), max_nodes=np.int64(5)).source  # a NumPy int, as elsewhere
 
 
 def test_array_nodes_show_their_shape():

@@ -37,6 +37,7 @@ import graphviz
 
 from tinyad.graph import is_node, topo_sort
 from tinyad.scalar.value import Value, check_parents
+from tinyad.validation import check_count
 
 MAX_NODES = 80
 NODE_STYLE = {"fontsize": "10"}
@@ -173,8 +174,7 @@ def draw(root: Any, max_nodes: int = MAX_NODES, fills: Mapping[Any, str] | None 
         raise TypeError(
             f"draw() needs a graph node (a Value or a Tensor), got {type(root).__name__}"
         )
-    if isinstance(max_nodes, bool) or not isinstance(max_nodes, int) or max_nodes < 1:
-        raise ValueError(f"draw() needs max_nodes to be a positive int, got {max_nodes!r}")
+    check_count(max_nodes, "draw()'s max_nodes")
     order = sorted_nodes(root, "draw()")
     first = max(0, len(order) - max_nodes)  # values before this position are left out
     operations = sum(1 for node in order[first:] if node.parents)

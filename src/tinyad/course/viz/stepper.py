@@ -24,6 +24,7 @@ import ipywidgets as widgets
 from tinyad import graph
 from tinyad.course.viz.drawing import MAX_NODES, NO_PICTURE, Drawing, draw, sorted_nodes, without_picture
 from tinyad.scalar.value import check_gradients
+from tinyad.validation import check_count
 
 CURRENT_COLOUR = "gold"  # the node whose turn it is in this step
 DONE_COLOUR = "lightgrey"  # nodes already visited: their grad is final
@@ -65,6 +66,7 @@ class BackwardStepper:
                 "BackwardStepper steps a graph of scalar Values (data a float), "
                 f"got a root of type {type(root).__name__}"
             )
+        check_count(max_nodes, "BackwardStepper's max_nodes")  # said now, not when the picture is drawn
         self.root = root
         self.max_nodes = max_nodes
         self.order: list = sorted_nodes(root, "BackwardStepper")
