@@ -1,0 +1,138 @@
+"""How close the small MLP's step can come to hand-written NumPy in any Python graph engine.
+
+    python benchmarks/bare_graph.py
+
+One SGD step of the MLP 64-128-10 at batch 64 (float64), as in ``tensor_bench.py``, three ways
+side by side in one process: hand-written NumPy (``tensor_bench.numpy_mlp``), tinyad, and a
+*bare graph*: the least an engine that records a graph and walks it back can do. Its nodes are
+a class with five fields, its ops (a fused linear layer, relu, a fused cross-entropy) call the
+same NumPy functions as the hand-written step, its walk is an iterative depth-first sort, and
+it checks nothing: no shapes, no finiteness, no libraries, no dtypes, no all-or-nothing step.
+What it costs over NumPy is what recording and walking a graph costs in Python; what tinyad
+costs over it is what tinyad's checks, its array API namespace and its general ops cost.
+"""
+
+from __future__ import annotations
+
+import os
+
+for _name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ[_name] = "1"  # before NumPy is imported, as in tensor_bench.py
+
+import statistics  # noqa: E402
+import time  # noqa: E402
+
+import numpy as np  # noqa: E402
+
+from tinyad.tensor import nn  # noqa: E402
+from tensor_bench import LR, mlp_data, numpy_mlp, tinyad_mlp  # noqa: E402  (beside this script)
+
+
+class Node:
+    """An array, its gradient, its parents, its rule and what the rule needs: nothing else."""
+
+    __slots__ = ("data", "grad", "parents", "rule", "saved")
+
+    def __init__(self, data, parents=(), rule=None, saved=None):
+        self.data, self.grad, self.parents, self.rule, self.saved = data, None, parents, rule, saved
+
+    def add(self, grad):
+        self.grad = grad if self.grad is None else self.grad + grad
+
+
+def linear(x, w, b):
+    return Node(x.data @ w.data + b.data, (x, w, b), linear_rule)
+
+
+def linear_rule(out):
+    x, w, b = out.parents
+    w.add(x.data.T @ out.grad)
+    b.add(out.grad.sum(axis=0))
+    if x.rule is not None:  # the batch itself needs no gradient
+        x.add(out.grad @ w.data.T)
+
+
+def relu(x):
+    return Node(np.maximum(x.data, 0), (x,), relu_rule)
+
+
+def relu_rule(out):
+    (x,) = out.parents
+    x.add(out.grad * (x.data > 0))
+
+
+def cross_entropy(x, labels):
+    rows = np.arange(len(labels))
+    shifted = x.data - x.data.max(axis=1, keepdims=True)
+    e = np.exp(shifted)
+    s = e.sum(axis=1, keepdims=True)
+    loss = np.mean(np.log(s[:, 0]) - shifted[rows, labels])
+    return Node(loss, (x,), cross_entropy_rule, (e / s, rows, labels))
+
+
+def cross_entropy_rule(out):
+    (x,) = out.parents
+    probabilities, rows, labels = out.saved
+    probabilities[rows, labels] -= 1
+    x.add(probabilities * (out.grad / len(labels)))
+
+
+def backward(root):
+    order, seen, stack = [], {root}, [(root, iter(root.parents))]
+    while stack:
+        for parent in stack[-1][1]:
+            if parent not in seen:
+                seen.add(parent)
+                stack.append((parent, iter(parent.parents)))
+                break
+        else:
+            order.append(stack.pop()[0])
+    root.grad = 1.0
+    for node in reversed(order):
+        if node.rule is not None:
+            node.rule(node)
+
+
+def bare_mlp(sizes, dtype):
+    model = nn.MLP(sizes[0], sizes[1:], seed=1, dtype=dtype)  # the same initial weights
+    params = [Node(p.data.copy()) for p in model.parameters()]
+
+    def step(x, labels):
+        for p in params:
+            p.grad = None
+        h = Node(x)
+        for k in range(0, len(params), 2):
+            h = linear(h, params[k], params[k + 1])
+            if k + 2 < len(params):
+                h = relu(h)
+        loss = cross_entropy(h, labels)
+        backward(loss)
+        for p in params:
+            p.data -= LR * p.grad
+        return float(loss.data)
+
+    return step
+
+
+def main() -> None:
+    sizes, batch = [64, 128, 10], 64
+    x, labels = mlp_data(sizes[0], batch, sizes[-1], np.float64)
+    steps = {name: make(sizes, np.float64) for name, make in
+             (("numpy", numpy_mlp), ("bare graph", bare_mlp), ("tinyad", tinyad_mlp))}
+    losses = {name: step(x, labels) for name, step in steps.items()}
+    assert max(losses.values()) - min(losses.values()) < 1e-9, f"the contenders disagree: {losses}"
+    times: dict[str, list[float]] = {name: [] for name in steps}
+    for _ in range(31):  # taking turns, so a busy moment hits all three
+        for name, step in steps.items():
+            start = time.perf_counter()
+            for _ in range(100):
+                step(x, labels)
+            times[name].append((time.perf_counter() - start) / 100)
+    print(f"MLP {'-'.join(map(str, sizes))}, batch {batch}, float64: one SGD step, median of 31 x 100")
+    for name, seconds in times.items():
+        ratio = statistics.median(t / n for t, n in zip(seconds, times["numpy"]))
+        print(f"  {name:<11} {statistics.median(seconds) * 1e6:7.1f} us   {ratio:.2f}x numpy")
+
+
+if __name__ == "__main__":
+    main()
