@@ -66,6 +66,10 @@ def test_an_exercise_is_passed_failed_or_not_started(ran, failure, status):
     assert exercise.status() == status
 
 
+SKIPPED = ("its check cell was skipped or marked to raise: remove its NBVAL_SKIP, NBVAL_RAISES_EXCEPTION or "
+           "raises-exception")
+
+
 def test_an_exercise_passes_only_with_its_blanks_filled_in_and_its_check_run():
     # A blank left under a check cell the learner deleted, or a check moved out of the exercise by a
     # heading of their own, read "passed": every cell that remained had run without an error.
@@ -83,13 +87,13 @@ def test_an_exercise_passes_only_with_its_blanks_filled_in_and_its_check_run():
         "in progress", "1 of 2 blanks filled in, and no check failed on the rest")
     assert exercise(answer, not_run=2).status() == (
         "not run", "an earlier cell stopped the kernel (a timeout, or a crash)")
-    assert exercise(answer, ran=2).status() == ("not checked", "its check cell was skipped (NBVAL_SKIP)")
+    assert exercise(answer, ran=2).status() == ("not checked", SKIPPED)
     alone = score_table.Exercise("Exercise 1: x", cells=[v4.new_code_cell(answer, metadata=given)], ran=1)
     assert alone.status() == (
         "not checked", "it has no check cell: deleted, or cut off by a ## heading written above it")
     # The answer written in a cell of its own, under the blank: the check passes.
     answered_below = exercise(blank + "\n" + blank, ran=2, checked=1)
-    assert answered_below.status() == ("not started", "its check passes, but the blank is still in the answer "
+    assert answered_below.status() == ("in progress", "its check passes, but the blank is still in the answer "
                                                       "cell: write your answer in the blank's place")
 
 
@@ -127,7 +131,8 @@ def test_a_blank_names_its_exercise_and_is_counted_as_a_blank():
         exec(line)
     two = f"def f():\n    # YOUR CODE HERE\n    {line}\n\ndef g():\n    # YOUR CODE HERE\n    {line}"
     assert score_table.blanks_in(two) == 2
-    assert score_table.blanks_in("    raise NotImplementedError()") == 1  # nbgrader's, and older copies'
+    assert score_table.blanks_in("    # YOUR CODE HERE\n    raise NotImplementedError()") == 1  # nbgrader's
+    assert score_table.blanks_in("    if x is None:\n        raise NotImplementedError()") == 0  # a learner's own
     assert score_table.blanks_in("    raise NotImplementedError('my own')\n    # raise NotImplementedError()") == 0
 
 
@@ -330,9 +335,21 @@ def blank_under_a_deleted_check() -> nbformat.NotebookNode:
     return exercise
 
 
+def more_slips() -> nbformat.NotebookNode:
+    exercise = small_exercise()
+    exercise.cells[3].metadata["tags"] = ["raises-exception"]  # exercise 1 (right): Run All goes on past it
+    exercise.cells[6].source = "# NBVAL_RAISES_EXCEPTION\n" + exercise.cells[6].source  # exercise 2 (wrong)
+    exercise.cells[8].source = "def three(x):\n    return double(x)"  # a helper defined nowhere
+    exercise.cells[9].source = ("grading.check_close(grading.call_checked(three, 2.0, what='the answer', "
+                                "tried='three(2.0)', hint='double x'), 4.0, 'the answer', 'three(2.0)', 'double x')")
+    exercise.cells[11].source = exercise.cells[11].source.replace("return x", "return 2 * x")  # now right
+    exercise.cells[12].outputs = [v4.new_output("stream", name="stdout", text="saved while running\n")]
+    return exercise  # and cell 12, exercise 4's first check, has that output but no run number
+
+
 SLIPS = {"91_as_given.ipynb": small_exercise, "92_hanging.ipynb": hanging, "93_check_skipped.ipynb": check_skipped,
          "94_checks_that_did_not_run.ipynb": checks_that_did_not_run,
-         "95_blank_under_a_deleted_check.ipynb": blank_under_a_deleted_check}
+         "95_blank_under_a_deleted_check.ipynb": blank_under_a_deleted_check, "96_more_slips.ipynb": more_slips}
 
 
 @pytest.fixture(scope="module")
@@ -367,7 +384,8 @@ def test_exercises_after_a_cell_that_stops_the_kernel_are_not_run(slips):
     # the table counted them as run: every later exercise read "passed".
     out, rows = slips
     stopped = "not run: an earlier cell stopped the kernel (a timeout, or a crash)"
-    assert rows["92_hanging.ipynb"][0].startswith("  Exercise 1: right         failed: "), out
+    assert rows["92_hanging.ipynb"][0] == ("  Exercise 1: right         failed: Timeout of 3 seconds "
+                                           "exceeded executing cell (a cell gets --nbval-cell-timeout seconds)"), out
     assert rows["92_hanging.ipynb"][1:] == [
         f"  Exercise 2: wrong         {stopped}",
         f"  Exercise 3: blank         {stopped}",
@@ -378,8 +396,7 @@ def test_exercises_after_a_cell_that_stops_the_kernel_are_not_run(slips):
 @PYTEST_INTERFACE
 def test_a_skipped_check_is_no_sign_of_a_stopped_kernel_and_no_pass(slips):
     out, rows = slips
-    assert rows["93_check_skipped.ipynb"][0] == (
-        "  Exercise 1: right         not checked: its check cell was skipped (NBVAL_SKIP)"), out
+    assert rows["93_check_skipped.ipynb"][0] == f"  Exercise 1: right         not checked: {SKIPPED}", out
 
 
 def test_an_exercise_whose_check_did_not_run_is_not_passed(slips):
@@ -391,7 +408,7 @@ def test_an_exercise_whose_check_did_not_run_is_not_passed(slips):
         "written above it",
         "  Exercise 2: wrong         not checked: it has no check cell: deleted, or cut off by a ## heading "
         "written above it",
-        "  Exercise 3: blank         not started: its check passes, but the blank is still in the answer "
+        "  Exercise 3: blank         in progress: its check passes, but the blank is still in the answer "
         "cell: write your answer in the blank's place",
         f"  Exercise 4: two failures  failed: {FIRST_HINT}",
     ], out
@@ -402,20 +419,54 @@ def test_a_blank_left_under_a_deleted_check_is_not_passed(slips):
     assert rows["95_blank_under_a_deleted_check.ipynb"][2] == "  Exercise 3: blank         not started", out
 
 
+@PYTEST_INTERFACE
+def test_a_check_marked_to_raise_checks_nothing_and_the_learners_own_error_is_named(slips):
+    # The first two read "passed" (nbval passes a marked cell that raises); the third gave the
+    # check's hint about the formula, the fourth "failed without an error output".
+    out, rows = slips
+    assert rows["96_more_slips.ipynb"] == [
+        f"  Exercise 1: right         not checked: {SKIPPED}",
+        f"  Exercise 2: wrong         not checked: {SKIPPED}",
+        "  Exercise 3: blank         failed: your code raised NameError: name 'double' is not defined",
+        "  Exercise 4: two failures  failed: the cell holds outputs but no run number (saved while running?): "
+        "run it again and save",
+    ], out
+
+
+def test_a_commented_out_check_is_no_check_cell():
+    assert not score_table.is_check_cell(v4.new_code_cell("# grading.check_close(one(2.0), 4.0, 'w', 't', 'h')"))
+    assert score_table.is_check_cell(v4.new_code_cell("got = grading.call_checked(f, what='w')  # a comment"))
+
+
 def test_the_last_line_counts_every_notebooks_exercises(slips):
     out, _ = slips
-    assert table_of(out)[-1] == ("20 exercises: 2 passed, 8 failed, 4 not started, 3 not checked, 3 not run"), out
+    assert table_of(out)[-1] == (
+        "24 exercises: 2 passed, 10 failed, 1 in progress, 3 not started, 5 not checked, 3 not run"), out
 
 
 @PYTEST_INTERFACE
 def test_exercises_pytest_stopped_before_are_not_run(tmp_path):
-    nbtools.write(small_exercise(), tmp_path / SMALL)
-    out = grade(tmp_path, "-p", "tinyad.course.score_table", "-x", SMALL)  # stops at exercise 2's check
+    # They read "not started", and a notebook pytest never reached was missing from the table.
+    for name in (SMALL, "99_then_this.ipynb"):
+        nbtools.write(small_exercise(), tmp_path / name)
+    out = grade(tmp_path, "-p", "tinyad.course.score_table", "-x", ".")  # stops at exercise 2's check
+    stopped = "not run: pytest stopped before its cells (-x, --maxfail, or Ctrl-C)"
     assert table_of(out) == [
         SMALL,
         "  Exercise 1: right         passed",
         "  Exercise 2: wrong         failed: double x",
-        "  Exercise 3: blank         not run: pytest stopped before its cells (-x, --maxfail, or Ctrl-C)",
-        "  Exercise 4: two failures  not run: pytest stopped before its cells (-x, --maxfail, or Ctrl-C)",
-        "4 exercises: 1 passed, 1 failed, 0 not started, 2 not run",
+        f"  Exercise 3: blank         {stopped}",
+        f"  Exercise 4: two failures  {stopped}",
+        "99_then_this.ipynb",
+        f"  Exercise 1: right         {stopped}",
+        f"  Exercise 2: wrong         {stopped}",
+        f"  Exercise 3: blank         {stopped}",
+        f"  Exercise 4: two failures  {stopped}",
+        "8 exercises: 1 passed, 1 failed, 0 not started, 6 not run",
     ], out
+
+
+def test_the_table_and_the_checks_agree_on_what_a_check_expects_where_code_raised():
+    from tinyad.course import grading
+
+    assert score_table.NO_ERROR == grading.NO_ERROR

@@ -29,6 +29,8 @@ from tinyad.gradcheck import furthest_outside, gradcheck, numeric_gradient
 from tinyad.graph import is_node, topo_sort
 
 INDENT = " " * 12  # where the text of each part of a message starts: "  expected: ..."
+# What a check expects where the learner's code raised: the score table then shows the error.
+NO_ERROR = "an answer, with no error"
 
 
 class CheckFailed(AssertionError):
@@ -137,7 +139,7 @@ def call_checked(fn: Callable[..., Any], *args: Any, what: str, tried: Any, hint
         raise
     except Exception as error:  # noqa: BLE001 - any error in the learner's code is reported
         finding = raised(error)
-    fail(what, tried, "an answer, with no error", finding, hint)
+    fail(what, tried, NO_ERROR, finding, hint)
 
 
 # -- checks --
@@ -358,7 +360,7 @@ def call_without_recursion(fn: Callable[..., Any], *args: Any, what: str, tried:
         sys.setprofile(previous)
     # Fail outside the except block, so the message is not buried under the traceback.
     if error is not None:
-        fail(what, tried, "an answer, with no error", raised(error), "the error is from your own code, at the "
+        fail(what, tried, NO_ERROR, raised(error), "the error is from your own code, at the "
              "line shown")
     if recursed is None and deepest <= DEEPEST_CALLS:
         return result
@@ -499,7 +501,7 @@ def call_strictly(fn: Callable[..., Any], *args: Any, what: str, tried: str, hin
         expected, reported = "a result with no overflow, division by zero or invalid value", (
             f"NumPy reported {raised(error)}")
     except Exception as error:  # noqa: BLE001 - any error in the learner's code is reported
-        expected, reported = "an answer, with no error", raised(error)
+        expected, reported = NO_ERROR, raised(error)
     fail(what, tried, expected, reported, hint)
 
 

@@ -12,27 +12,31 @@ plugin: ``python -m pytest -p tinyad.course.score_table --nbval-lax path/to/NN_n
 
 An exercise is a level-2 markdown heading ``## Exercise N: title`` and every cell after it
 up to the next level-2 heading; its check cells are the code cells that call a ``grading.``
-helper or carry the tag ``check`` (``is_check_cell``). Its row says
+helper (outside a comment) or carry the tag ``check`` (``is_check_cell``). Its row says
 
 - ``passed``: every code cell of the exercise ran without an error, its check cells among
   them, and none of its blanks is left;
 - ``not started``: the first cell that failed raised the blank's ``NotImplementedError``, or
-  every cell ran with every blank still there (where a check passed all the same, the answer
-  was written in another cell, and the row says to write it in the blank's place);
+  every cell ran with every blank still there;
 - ``in progress``: the same, but some of the exercise's blanks are filled in (an answer
-  cell records how many blanks it was given, in ``metadata["tinyad"]["blanks"]``);
+  cell records how many blanks it was given, in ``metadata["tinyad"]["blanks"]``); or every
+  check passed with a blank still there, on an answer written in a cell of its own (the row
+  says to write it in the blank's place);
 - ``not checked``: every cell that is left ran without an error and no blank is left, but no
-  check cell ran: it was deleted, skipped (``# NBVAL_SKIP``), or cut off from the exercise by
-  a level-2 heading written above it;
+  check cell ran as a check: it was deleted, skipped (``# NBVAL_SKIP``), marked to raise (nbval
+  passes such a cell when it raises), or cut off from the exercise by a level-2 heading
+  written above it;
 - ``not run``: nbval did not run its cells, because an earlier cell stopped the kernel (a
-  timeout, or a crash), or pytest stopped before them (``-x``, ``--maxfail``, Ctrl-C);
+  crash, or a timeout), or pytest stopped before them (``-x``, ``--maxfail``, Ctrl-C): every
+  notebook pytest collected has its rows;
 - ``failed``: the first cell that failed raised anything else; the row gives the first line
-  of the check's hint (for a ``tinyad.course.grading`` check) or the error's name and message.
+  of the check's hint (for a ``tinyad.course.grading`` check), what the learner's code raised
+  (where the check says so: it expected ``NO_ERROR``), a timeout, or the error's name and message.
 
 A code blank is two lines, defined here once for the exercise maker and the table: nbgrader's
 ``# YOUR CODE HERE``, then a ``raise NotImplementedError(...)`` whose message names the exercise
 and says where to write (``blank_line``). The table counts a blank by that second line, and
-also counts nbgrader's bare ``raise NotImplementedError()``.
+also counts nbgrader's bare ``raise NotImplementedError()`` under its ``# YOUR CODE HERE``.
 """
 
 from __future__ import annotations
@@ -52,13 +56,21 @@ BLANKS_KEY = "tinyad"  # an answer cell's metadata: {"blanks": how many code bla
 EXERCISE = re.compile(r"^##\s+(Exercise\s+\d+\s*:.*?)\s*$", re.MULTILINE)
 SECTION = re.compile(r"^##\s", re.MULTILINE)
 HINT = re.compile(r"^\s*hint:\s*(.*)$", re.MULTILINE)
-CHECK_CALL = re.compile(r"\bgrading\.\w+\(")  # a check cell calls a tinyad.course.grading helper
+CHECK_CALL = re.compile(r"^[^#\n]*\bgrading\.\w+\(", re.MULTILINE)  # calls a tinyad.course.grading helper
 CHECK_TAG = "check"  # ... or carries this tag
+# Marks under which nbval passes a cell that raises: a check cell so marked checks nothing.
+MAY_RAISE_TAG, MAY_RAISE_COMMENT = "raises-exception", "NBVAL_RAISES_EXCEPTION"
+# What grading's checks expect where the learner's code raised (grading.NO_ERROR): the row then
+# says what was raised, not the check's hint, which is about a right answer's form.
+NO_ERROR = "an answer, with no error"
+EXPECTED_NO_ERROR = re.compile(rf"^\s*expected:\s*{NO_ERROR}$", re.MULTILINE)
+GOT = re.compile(r"^\s*got:\s*(.*)$", re.MULTILINE)
 BLANK_ERRORS = ("NotImplementedError", "NotStarted")  # grading.NotStarted is a NotImplementedError
 CHECK_FAILURES = ("AssertionError", "CheckFailed")  # tinyad.course.grading.CheckFailed is an AssertionError
-# A code blank's last line: blank_line's, or nbgrader's bare ``raise NotImplementedError()``.
-BLANK = re.compile(r'^[ \t]*raise NotImplementedError\((?:"[^"\n]* is not started: [^"\n]*")?\)[ \t]*$',
-                   re.MULTILINE)
+# A code blank's last line: blank_line's, or nbgrader's bare ``raise NotImplementedError()`` under
+# its ``# YOUR CODE HERE`` (a learner's own bare raise in an answer is no blank).
+BLANK = re.compile(r'^[ \t]*raise NotImplementedError\("[^"\n]* is not started: [^"\n]*"\)[ \t]*$'
+                   r'|^[ \t]*# YOUR CODE HERE[ \t]*\n[ \t]*raise NotImplementedError\(\)[ \t]*$', re.MULTILINE)
 
 
 def blank_line(number: str | None = None) -> str:
@@ -75,10 +87,15 @@ def blanks_in(source: str) -> int:
 
 
 def is_check_cell(cell: Any) -> bool:
-    """A code cell that calls ``grading.<helper>(...)`` or is tagged ``check``."""
+    """A code cell that calls ``grading.<helper>(...)`` (not in a comment) or is tagged ``check``."""
     if cell.cell_type != "code":
         return False
     return CHECK_TAG in cell.metadata.get("tags", []) or bool(CHECK_CALL.search(cell.source))
+
+
+def may_raise(cell: Any) -> bool:
+    """Whether nbval passes ``cell`` when it raises (``raises-exception``, ``# NBVAL_RAISES_EXCEPTION``)."""
+    return MAY_RAISE_TAG in cell.metadata.get("tags", []) or MAY_RAISE_COMMENT in cell.source
 
 
 @dataclass
@@ -108,10 +125,9 @@ class Exercise:
                 return NOT_RUN, "pytest stopped before its cells (-x, --maxfail, or Ctrl-C)"
             given, left = self.blanks()
             if left:
-                word = NOT_STARTED if left == given else IN_PROGRESS
                 if checks and self.checked == checks:  # the answer is in a cell of its own
-                    return word, ("its check passes, but the blank is still in the answer cell: write "
-                                  "your answer in the blank's place")
+                    return IN_PROGRESS, ("its check passes, but the blank is still in the answer cell: "
+                                         "write your answer in the blank's place")
                 if left == given:
                     return NOT_STARTED, ""
                 return IN_PROGRESS, f"{given - left} of {given} blanks filled in, and no check failed on the rest"
@@ -119,7 +135,8 @@ class Exercise:
                 return NOT_CHECKED, ("it has no check cell: deleted, or cut off by a ## heading written "
                                      "above it")
             if self.checked < checks:
-                return NOT_CHECKED, "its check cell was skipped (NBVAL_SKIP)"
+                return NOT_CHECKED, ("its check cell was skipped or marked to raise: remove its NBVAL_SKIP, "
+                                     "NBVAL_RAISES_EXCEPTION or raises-exception")
             return PASSED, ""
         name, message = self.failure
         if name in BLANK_ERRORS:
@@ -129,10 +146,14 @@ class Exercise:
             if left:
                 return IN_PROGRESS, f"{given - left} of {given} blanks filled in"
             # No blank is left: the learner's own code raised it, a failure like any other.
+        if name in CHECK_FAILURES and EXPECTED_NO_ERROR.search(message):  # the learner's code raised
+            return FAILED, f"your code raised {GOT.search(message).group(1).strip()}"
         hint = HINT.search(message) if name in CHECK_FAILURES else None
         if hint:
             return FAILED, hint.group(1).strip()
         lines = message.strip().splitlines()
+        if not name:  # the table's own words (a timeout, a cell nbval could not run)
+            return FAILED, lines[0]
         return FAILED, f"{name}: {lines[0]}" if lines else name
 
     def blanks(self) -> tuple[int, int]:
@@ -192,6 +213,12 @@ class ScoreTable:
                 self.owner.update((id(c), exercise) for c in exercise.cells)
         return self.owner.get(id(cell))
 
+    def pytest_collection_finish(self, session: pytest.Session) -> None:
+        """Take every notebook to be run, in order: one that pytest stops before (-x, --maxfail,
+        Ctrl-C) then has its rows, each "not run", rather than none."""
+        for item in session.items:
+            self.exercise(item)
+
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo):
         """Note the outcome of each exercise cell's run, and pass pytest's report on unchanged."""
@@ -205,8 +232,8 @@ class ScoreTable:
                 return report
             exercise.ran += 1
             if report.failed and exercise.failure is None:
-                exercise.failure = _error(item)
-            if report.passed and is_check_cell(item.cell):
+                exercise.failure = _error(item, call)
+            if report.passed and is_check_cell(item.cell) and not may_raise(item.cell):
                 exercise.checked += 1
         return report
 
@@ -254,12 +281,18 @@ def shown_path(path: Path, start: Path) -> str:
     return Path(os.path.relpath(path, start)).as_posix()
 
 
-def _error(item: Any) -> tuple[str, str]:
-    """(exception name, message) of the error output nbval recorded for a failed cell."""
+def _error(item: Any, call: pytest.CallInfo) -> tuple[str, str]:
+    """(exception name, message) of a failed cell: the error output nbval recorded, or (no name)
+    the table's words where the cell timed out or raised nothing (a stored output, no run number)."""
+    said = str(call.excinfo.value) if call.excinfo is not None else ""
+    if said.startswith("Timeout of"):  # nbval interrupted the kernel: a KeyboardInterrupt no one pressed
+        return "", f"{said.splitlines()[0]} (a cell gets --nbval-cell-timeout seconds)"
     for output in getattr(item, "test_outputs", None) or []:
         if output.get("output_type") == "error":
             return output.get("ename", "Error"), output.get("evalue", "")
-    return "Error", "the cell failed without an error output (a timeout, or a dead kernel)"
+    if said.startswith("Unrun reference cell has outputs"):
+        return "", "the cell holds outputs but no run number (saved while running?): run it again and save"
+    return "", "the cell failed without an error output (a dead kernel?)"
 
 
 def pytest_configure(config: pytest.Config) -> None:
