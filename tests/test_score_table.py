@@ -470,3 +470,10 @@ def test_the_table_and_the_checks_agree_on_what_a_check_expects_where_code_raise
     from tinyad.course import grading
 
     assert score_table.NO_ERROR == grading.NO_ERROR
+
+
+def test_no_table_when_pytest_only_collects(tmp_path):
+    # Every row would have read "not run": the notebooks are taken at collection.
+    nbtools.write(small_exercise(), tmp_path / SMALL)
+    out = grade(tmp_path, "-p", "tinyad.course.score_table", "--collect-only", SMALL)
+    assert "collected" in out and "= score =" not in out, out

@@ -240,7 +240,7 @@ class ScoreTable:
     def pytest_unconfigure(self, config: pytest.Config) -> None:
         """Print the table last, after pytest's own summary line, so it is what a learner sees."""
         reporter = config.pluginmanager.get_plugin("terminalreporter")
-        if reporter is not None:
+        if reporter is not None and not config.getoption("collectonly"):  # nothing ran: no scores
             self.write(reporter)
 
     def write(self, terminalreporter: Any) -> None:
