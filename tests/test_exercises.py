@@ -454,6 +454,7 @@ ANSWER = "def f():\n    ### BEGIN SOLUTION\n    return 1\n    ### END SOLUTION"
      r"Exercise 1: f has no ### BEGIN SOLUTION block: its answer would be handed out"),
     # Without its colon a heading is no exercise: its blank counted for none in the score table.
     ([("md", "## Exercise 1 f"), ("code", ANSWER)], r"reads like an exercise heading: write ## Exercise N: title"),
+    ([("md", "### Exercise 1: f"), ("code", ANSWER)], r"reads like an exercise heading: write ## Exercise N: title"),
     ([("md", "## Exercise 1: f"), ("code", ANSWER), ("md", "## Exercise 3: g"), ("code", ANSWER)],
      r"the exercises are numbered \[1, 3\]: number them 1, 2, \.\.\. in order"),
     ([("md", "## Exercise 1: f"), ("code", ANSWER), ("md", "## Exercise 1: g"), ("code", ANSWER)],

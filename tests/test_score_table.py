@@ -45,6 +45,18 @@ def test_exercises_are_the_sections_under_exercise_headings():
     assert [len(e.cells) for e in found] == [2, 1]
 
 
+@pytest.mark.parametrize("heading", ["## ✅ Exercise 2: second", "## Exercise 2 - second", "### Exercise 2: second",
+                                     "# Exercise 2: second", "## exercise 2:   second"])
+def test_an_exercise_heading_a_learner_edited_keeps_its_row(heading):
+    # Each dropped exercise 2's row, its cells joining exercise 1 (whose row then read exercise 2's failure).
+    cells = [v4.new_markdown_cell("## Exercise 1: first"), v4.new_code_cell("a"),
+             v4.new_markdown_cell(heading), v4.new_code_cell("b"), v4.new_markdown_cell("## Notes"),
+             v4.new_code_cell("not an exercise")]
+    found = score_table.exercises_of(cells)
+    assert [e.heading for e in found] == ["Exercise 1: first", "Exercise 2: second"]
+    assert [[c.source for c in e.cells] for e in found] == [["a"], ["b"]]
+
+
 @pytest.mark.parametrize(
     "ran, failure, status",
     [

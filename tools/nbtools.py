@@ -32,7 +32,7 @@ import nbformat
 from nbformat import NotebookNode
 
 from tinyad.course.score_table import (  # what the table reads
-    BLANKS_KEY, EXERCISE, STUB_COMMENT, blank_line, exercise_headings, exercises_of, is_check_cell,
+    BLANKS_KEY, EDITED_EXERCISE, EXERCISE, STUB_COMMENT, blank_line, exercise_headings, exercises_of, is_check_cell,
 )
 
 BEGIN_SOLUTION = re.compile(r"^\s*#+\s*BEGIN SOLUTION\s*$")
@@ -160,7 +160,7 @@ def check_exercises(solution: NotebookNode, name: str) -> None:
             if LIKE_A_MARKER.match(line) and not (BEGIN_SOLUTION.match(line) or END_SOLUTION.match(line)):
                 raise ValueError(f"{where} reads like a solution marker: write ### BEGIN SOLUTION or "
                                  "### END SOLUTION exactly, or the answer is handed out")
-            if cell.cell_type == "markdown" and LIKE_A_HEADING.match(line):
+            if cell.cell_type == "markdown" and (LIKE_A_HEADING.match(line) or EDITED_EXERCISE.match(line)):
                 if not EXERCISE.match(line):
                     raise ValueError(f"{where} reads like an exercise heading: write ## Exercise N: title")
                 numbers.append(int(re.search(r"\d+", line).group()))

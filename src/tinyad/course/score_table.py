@@ -53,8 +53,12 @@ PASSED, FAILED, IN_PROGRESS, NOT_STARTED, NOT_CHECKED, NOT_RUN = (
     "passed", "failed", "in progress", "not started", "not checked", "not run")
 STUB_COMMENT = "# YOUR CODE HERE"  # the first line of a code blank (nbgrader's)
 BLANKS_KEY = "tinyad"  # an answer cell's metadata: {"blanks": how many code blanks it was given}
-EXERCISE = re.compile(r"^##\s+(Exercise\s+\d+\s*:.*?)\s*$", re.MULTILINE)
+EXERCISE = re.compile(r"^##\s+(Exercise\s+\d+\s*:.*?)\s*$", re.MULTILINE)  # as the solutions write it
 SECTION = re.compile(r"^##\s", re.MULTILINE)
+# An exercise's heading as a learner may have edited it: a mark before it ("## ✅ Exercise 2: ..."),
+# a dash for its colon, its level changed to 1 or 3. Read so, its row stays (it was dropped, and its
+# cells joined the exercise before it).
+EDITED_EXERCISE = re.compile(r"^#{1,3}\s+[^\w\s]*\s*Exercise\s+(\d+)\s*[:.\-\u2013\u2014]?\s*(.*?)\s*$", re.IGNORECASE)
 HINT = re.compile(r"^\s*hint:\s*(.*)$", re.MULTILINE)
 CHECK_CALL = re.compile(r"^[^#\n]*\bgrading\.\w+\(", re.MULTILINE)  # calls a tinyad.course.grading helper
 CHECK_TAG = "check"  # ... or carries this tag
@@ -170,15 +174,18 @@ class Exercise:
 def exercise_headings(cells: list) -> list[tuple[int, str] | None]:
     """For each cell, the exercise it is in, as (the index of its ``## Exercise N: title``
     cell, ``Exercise N: title``), or None outside the exercises. An exercise runs from its
-    heading to the next level-2 heading."""
+    heading (``EDITED_EXERCISE`` reads one a learner changed) to the next level-2 heading."""
     found: list[tuple[int, str] | None] = []
     current = None
     for k, cell in enumerate(cells):
-        if cell.cell_type == "markdown" and SECTION.search(cell.source):
+        if cell.cell_type == "markdown" and "#" in cell.source:
             for line in cell.source.splitlines():
-                if SECTION.match(line):
-                    heading = EXERCISE.match(line)
-                    current = (k, re.sub(r"\s+", " ", heading.group(1))) if heading else None
+                heading = EDITED_EXERCISE.match(line)
+                if heading:
+                    number, title = heading.group(1), " ".join(heading.group(2).split())
+                    current = (k, f"Exercise {number}: {title}" if title else f"Exercise {number}")
+                elif SECTION.match(line):
+                    current = None
         found.append(current)
     return found
 
