@@ -148,9 +148,23 @@ def test_a_blank_names_its_exercise_and_is_counted_as_a_blank():
     assert score_table.blanks_in("    raise NotImplementedError('my own')\n    # raise NotImplementedError()") == 0
 
 
+def test_an_answer_cell_split_or_copied_gives_its_blanks_once():
+    # JupyterLab's split copies the cell's metadata into each part: lesson 02's three-blank cell
+    # split in three read "in progress: 6 of 9 blanks filled in", not started.
+    blank = "    # YOUR CODE HERE\n    raise NotImplementedError()"
+    given = {"tinyad": {"blanks": 3, "answer": 4}}
+    parts = [v4.new_code_cell(f"def {f}():\n{blank}", metadata=given) for f in "fgh"]
+    check = v4.new_code_cell("grading.check_close(f(), 1, 'w', 't', 'h')")
+    split = score_table.Exercise("Exercise 4: three rules", cells=[*parts, check], ran=4,
+                                 failure=("NotImplementedError", ""))
+    assert split.blanks() == (3, 3) and split.status() == ("not started", "")
+    parts[0].source = "def f():\n    return 1"
+    assert split.status() == ("in progress", "1 of 3 blanks filled in")
+
+
 def test_exercise_notebooks_record_each_answer_cells_blanks():
     # Made afresh from the solutions: exercises/ may hold a learner's work, blanks filled in.
-    counted = {}
+    counted, numbered = {}, {}
     fresh = fresh_exercises()
     for name, notebook in fresh.items():
         for exercise in score_table.exercises_of(notebook.cells):
@@ -158,10 +172,12 @@ def test_exercise_notebooks_record_each_answer_cells_blanks():
                 blanks = score_table.blanks_in(cell.source)
                 if blanks:
                     assert cell.metadata["tinyad"]["blanks"] == blanks, name
+                    numbered.setdefault(name, []).append(cell.metadata["tinyad"]["answer"])
                     assert cell.source.count(score_table.blank_line(exercise.number)) == blanks, name
                     counted[name] = counted.get(name, 0) + blanks
     assert counted["02_backward.ipynb"] > len(list(score_table.exercises_of(
         fresh["02_backward.ipynb"].cells)))  # lesson 02 has a cell of three
+    assert all(answers == list(range(1, len(answers) + 1)) for answers in numbered.values()), numbered
 
 
 def copies_of_lesson_01() -> dict[str, nbformat.NotebookNode]:

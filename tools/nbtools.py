@@ -8,8 +8,10 @@
   execution count is cleared. These are nbgrader's ClearSolutions / ClearHiddenTests
   conventions (nbgrader's blank raises a bare ``NotImplementedError()``), written here so
   that nothing needs nbgrader.
-  An answer cell also records how many blanks it holds (``metadata["tinyad"]["blanks"]``),
-  so the score table can tell an exercise begun from one not started.
+  An answer cell also records how many blanks it holds and its place among the notebook's
+  answer cells (``metadata["tinyad"] = {"blanks": 2, "answer": 5}``), so the score table can tell
+  an exercise begun from one not started, even where JupyterLab split a cell (each part keeps
+  the metadata).
 - ``normalise(nb)``: the one notebook metadata the course keeps (the ``python3``
   kernelspec, the language name) and, per cell, only its tags and that count of blanks, so
   writing a notebook twice gives the same bytes; no cell's source ends in a blank line. No widget state and no widget views are
@@ -184,12 +186,14 @@ def make_exercise(solution: NotebookNode, name: str = "notebook") -> NotebookNod
     """The learner's notebook made from a solution notebook (which is left unchanged)."""
     nb = copy.deepcopy(solution)
     number = {id(cell): exercise.number for exercise in exercises_of(nb.cells) for cell in exercise.cells}
+    answers = 0  # answer cells so far: each is numbered, so the table knows a split one's parts
     for index, cell in enumerate(nb.cells):
         where = f"{name}, cell {index}"
         if cell.cell_type == "code":
             if has_solution(cell):
                 blanks = sum(bool(BEGIN_SOLUTION.match(line)) for line in cell.source.splitlines())
-                cell.metadata[BLANKS_KEY] = {"blanks": blanks}
+                answers += 1
+                cell.metadata[BLANKS_KEY] = {"blanks": blanks, "answer": answers}
             cell.source = clear_solutions(cell.source, code_stub(number.get(id(cell))), where)
             cell.source = drop_hidden_tests(cell.source, where)
             cell.outputs = []

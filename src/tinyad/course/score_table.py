@@ -52,7 +52,7 @@ import pytest
 PASSED, FAILED, IN_PROGRESS, NOT_STARTED, NOT_CHECKED, NOT_RUN = (
     "passed", "failed", "in progress", "not started", "not checked", "not run")
 STUB_COMMENT = "# YOUR CODE HERE"  # the first line of a code blank (nbgrader's)
-BLANKS_KEY = "tinyad"  # an answer cell's metadata: {"blanks": how many code blanks it was given}
+BLANKS_KEY = "tinyad"  # an answer cell's metadata: {"blanks": code blanks it was given, "answer": its number}
 EXERCISE = re.compile(r"^##\s+(Exercise\s+\d+\s*:.*?)\s*$", re.MULTILINE)  # as the solutions write it
 SECTION = re.compile(r"^##\s", re.MULTILINE)
 # An exercise's heading as a learner may have edited it: a mark before it ("## ✅ Exercise 2: ..."),
@@ -161,12 +161,19 @@ class Exercise:
         return FAILED, f"{name}: {lines[0]}" if lines else name
 
     def blanks(self) -> tuple[int, int]:
-        """(blanks the exercise was given, blanks still in it), from its answer cells."""
+        """(blanks the exercise was given, blanks still in it), from its answer cells. The parts of
+        an answer cell JupyterLab split, or a copy of one, share its metadata: its blanks are
+        given once, and the blanks left are counted in every part."""
         given = left = 0
+        answers = set()
         for cell in self.cells:
-            count = cell.metadata.get(BLANKS_KEY, {}).get("blanks", 0)
+            recorded = cell.metadata.get(BLANKS_KEY, {})
+            count = recorded.get("blanks", 0)
             if count:
-                given += count
+                answer = recorded.get("answer", id(cell))  # an older notebook's cells are not numbered
+                if answer not in answers:
+                    answers.add(answer)
+                    given += count
                 left += blanks_in(cell.source)
         return given, left
 
