@@ -102,11 +102,13 @@ def test_an_exercise_passes_only_with_its_blanks_filled_in_and_its_check_run():
     assert exercise(answer, ran=2).status() == ("not checked", SKIPPED)
     alone = score_table.Exercise("Exercise 1: x", cells=[v4.new_code_cell(answer, metadata=given)], ran=1)
     assert alone.status() == (
-        "not checked", "it has no check cell: deleted, or cut off by a ## heading written above it")
+        "not checked", "it has no check cell: deleted, turned into a Markdown cell, or cut off by a ## heading "
+                       "written above it")
     # The answer written in a cell of its own, under the blank: the check passes.
     answered_below = exercise(blank + "\n" + blank, ran=2, checked=1)
-    assert answered_below.status() == ("in progress", "its check passes, but the blank is still in the answer "
-                                                      "cell: write your answer in the blank's place")
+    assert answered_below.status() == ("in progress", "its check passes, but a blank's raise NotImplementedError"
+                                                      "(...) line is still there: write your answer in its place, "
+                                                      "and delete it")
 
 
 def test_the_table_reads_the_hint_of_a_failed_grading_check():
@@ -130,7 +132,8 @@ def test_an_exercise_with_some_of_its_blanks_filled_is_in_progress(line):
                                     ran=2, failure=("NotImplementedError", ""))
     assert exercise.status() == ("in progress", "1 of 3 blanks filled in")
     answer.source = answer.source.replace(blank, "    return 2")
-    assert exercise.status() == ("failed", "NotImplementedError")  # no blank left: the learner's own
+    assert exercise.status() == (  # no blank left: the learner's own (a check calls it NotStarted)
+        "failed", "your code raised NotImplementedError, and no blank is left: is the raise yours?")
     answer.metadata = {}  # a notebook made before answer cells counted their blanks
     assert exercise.status() == ("not started", "")
 
@@ -375,9 +378,16 @@ def more_slips() -> nbformat.NotebookNode:
     return exercise  # and cell 12, exercise 4's first check, has that output but no run number
 
 
+def partly_unchecked() -> nbformat.NotebookNode:
+    exercise = small_exercise()  # exercise 1's check passes, but says a part of it went unchecked
+    exercise.cells[3].source += "\ngrading.not_checked('the torch half: PyTorch is not installed')"
+    return exercise
+
+
 SLIPS = {"91_as_given.ipynb": small_exercise, "92_hanging.ipynb": hanging, "93_check_skipped.ipynb": check_skipped,
          "94_checks_that_did_not_run.ipynb": checks_that_did_not_run,
-         "95_blank_under_a_deleted_check.ipynb": blank_under_a_deleted_check, "96_more_slips.ipynb": more_slips}
+         "95_blank_under_a_deleted_check.ipynb": blank_under_a_deleted_check, "96_more_slips.ipynb": more_slips,
+         "97_partly_unchecked.ipynb": partly_unchecked}
 
 
 @pytest.fixture(scope="module")
@@ -432,12 +442,12 @@ def test_an_exercise_whose_check_did_not_run_is_not_passed(slips):
     # exercise had failed.
     out, rows = slips
     assert rows["94_checks_that_did_not_run.ipynb"] == [
-        "  Exercise 1: right         not checked: it has no check cell: deleted, or cut off by a ## heading "
-        "written above it",
-        "  Exercise 2: wrong         not checked: it has no check cell: deleted, or cut off by a ## heading "
-        "written above it",
-        "  Exercise 3: blank         in progress: its check passes, but the blank is still in the answer "
-        "cell: write your answer in the blank's place",
+        "  Exercise 1: right         not checked: it has no check cell: deleted, turned into a Markdown "
+        "cell, or cut off by a ## heading written above it",
+        "  Exercise 2: wrong         not checked: it has no check cell: deleted, turned into a Markdown "
+        "cell, or cut off by a ## heading written above it",
+        "  Exercise 3: blank         in progress: its check passes, but a blank's raise "
+        "NotImplementedError(...) line is still there: write your answer in its place, and delete it",
         f"  Exercise 4: two failures  failed: {FIRST_HINT}",
     ], out
 
@@ -461,6 +471,16 @@ def test_a_check_marked_to_raise_checks_nothing_and_the_learners_own_error_is_na
     ], out
 
 
+def test_a_check_that_says_it_left_a_part_unchecked_is_not_a_pass(slips):
+    # Lesson 03 without PyTorch: its check passed an answer it could not run, and the row read "passed".
+    out, rows = slips
+    assert rows["97_partly_unchecked.ipynb"][0] == (
+        "  Exercise 1: right         not checked: the torch half: PyTorch is not installed"), out
+    from tinyad.course import grading
+
+    assert grading.NOT_CHECKED == score_table.NOT_CHECKED_SAID
+
+
 def test_a_commented_out_check_is_no_check_cell():
     assert not score_table.is_check_cell(v4.new_code_cell("# grading.check_close(one(2.0), 4.0, 'w', 't', 'h')"))
     assert score_table.is_check_cell(v4.new_code_cell("got = grading.call_checked(f, what='w')  # a comment"))
@@ -469,7 +489,7 @@ def test_a_commented_out_check_is_no_check_cell():
 def test_the_last_line_counts_every_notebooks_exercises(slips):
     out, _ = slips
     assert table_of(out)[-1] == (
-        "24 exercises: 2 passed, 10 failed, 1 in progress, 3 not started, 5 not checked, 3 not run"), out
+        "28 exercises: 2 passed, 12 failed, 1 in progress, 4 not started, 6 not checked, 3 not run"), out
 
 
 @PYTEST_INTERFACE

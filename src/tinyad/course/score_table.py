@@ -25,7 +25,8 @@ helper (outside a comment) or carry the tag ``check`` (``is_check_cell``). Its r
 - ``not checked``: every cell that is left ran without an error and no blank is left, but no
   check cell ran as a check: it was deleted, skipped (``# NBVAL_SKIP``), marked to raise (nbval
   passes such a cell when it raises), or cut off from the exercise by a level-2 heading
-  written above it;
+  written above it; or a check cell said what it left unchecked (``grading.not_checked``, as
+  lesson 03's does for its PyTorch half where PyTorch is missing);
 - ``not run``: nbval did not run its cells, because an earlier cell stopped the kernel (a
   crash, or a timeout), or pytest stopped before them (``-x``, ``--maxfail``, Ctrl-C): every
   notebook pytest collected has its rows;
@@ -67,6 +68,8 @@ MAY_RAISE_TAG, MAY_RAISE_COMMENT = "raises-exception", "NBVAL_RAISES_EXCEPTION"
 # What grading's checks expect where the learner's code raised (grading.NO_ERROR): the row then
 # says what was raised, not the check's hint, which is about a right answer's form.
 NO_ERROR = "an answer, with no error"
+# How a check cell says that part of an answer went unchecked (grading.NOT_CHECKED, grading.not_checked).
+NOT_CHECKED_SAID = "not checked: "
 EXPECTED_NO_ERROR = re.compile(rf"^\s*expected:\s*{NO_ERROR}$", re.MULTILINE)
 GOT = re.compile(r"^\s*got:\s*(.*)$", re.MULTILINE)
 BLANK_ERRORS = ("NotImplementedError", "NotStarted")  # grading.NotStarted is a NotImplementedError
@@ -112,6 +115,7 @@ class Exercise:
     not_run: int = 0  # cells nbval passed over (xfail) after an earlier cell stopped the kernel
     failure: tuple[str, str] | None = None  # (exception name, message) of the first failed cell
     checked: int = 0  # check cells that ran and passed
+    unchecked: str = ""  # what a check cell that passed said it did not check
 
     @property
     def number(self) -> str:
@@ -130,14 +134,16 @@ class Exercise:
             given, left = self.blanks()
             if left:
                 if checks and self.checked == checks:  # the answer is in a cell of its own
-                    return IN_PROGRESS, ("its check passes, but the blank is still in the answer cell: "
-                                         "write your answer in the blank's place")
+                    return IN_PROGRESS, ("its check passes, but a blank's raise NotImplementedError(...) line "
+                                         "is still there: write your answer in its place, and delete it")
                 if left == given:
                     return NOT_STARTED, ""
                 return IN_PROGRESS, f"{given - left} of {given} blanks filled in, and no check failed on the rest"
             if not checks:
-                return NOT_CHECKED, ("it has no check cell: deleted, or cut off by a ## heading written "
-                                     "above it")
+                return NOT_CHECKED, ("it has no check cell: deleted, turned into a Markdown cell, or cut off "
+                                     "by a ## heading written above it")
+            if self.unchecked:  # the check itself said so: what it could not check here
+                return NOT_CHECKED, self.unchecked
             if self.checked < checks:
                 return NOT_CHECKED, ("its check cell was skipped or marked to raise: remove its NBVAL_SKIP, "
                                      "NBVAL_RAISES_EXCEPTION or raises-exception")
@@ -149,7 +155,8 @@ class Exercise:
                 return NOT_STARTED, ""
             if left:
                 return IN_PROGRESS, f"{given - left} of {given} blanks filled in"
-            # No blank is left: the learner's own code raised it, a failure like any other.
+            # No blank is left: the learner's own code raised it (grading calls any a blank's).
+            return FAILED, "your code raised NotImplementedError, and no blank is left: is the raise yours?"
         if name in CHECK_FAILURES and EXPECTED_NO_ERROR.search(message):  # the learner's code raised
             return FAILED, f"your code raised {GOT.search(message).group(1).strip()}"
         hint = HINT.search(message) if name in CHECK_FAILURES else None
@@ -248,7 +255,11 @@ class ScoreTable:
             if report.failed and exercise.failure is None:
                 exercise.failure = _error(item, call)
             if report.passed and is_check_cell(item.cell) and not may_raise(item.cell):
-                exercise.checked += 1
+                said = _not_checked(item)
+                if said:
+                    exercise.unchecked = exercise.unchecked or said
+                else:
+                    exercise.checked += 1
         return report
 
     def pytest_unconfigure(self, config: pytest.Config) -> None:
@@ -293,6 +304,15 @@ def shown_path(path: Path, start: Path) -> str:
     if shared == Path(shared.anchor):
         return path.as_posix()
     return Path(os.path.relpath(path, start)).as_posix()
+
+
+def _not_checked(item: Any) -> str:
+    """What a check cell that passed printed of a part it did not check (``grading.not_checked``), or ""."""
+    for output in getattr(item, "test_outputs", None) or []:
+        for line in str(output.get("text", "")).splitlines() if output.get("output_type") == "stream" else []:
+            if line.startswith(NOT_CHECKED_SAID):
+                return line[len(NOT_CHECKED_SAID):]
+    return ""
 
 
 def _error(item: Any, call: pytest.CallInfo) -> tuple[str, str]:
