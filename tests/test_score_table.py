@@ -46,7 +46,9 @@ def test_exercises_are_the_sections_under_exercise_headings():
 
 
 @pytest.mark.parametrize("heading", ["## ✅ Exercise 2: second", "## Exercise 2 - second", "### Exercise 2: second",
-                                     "# Exercise 2: second", "## exercise 2:   second"])
+                                     "# Exercise 2: second", "## exercise 2:   second", "## [x] Exercise 2: second",
+                                     "## DONE Exercise 2: second", "## ❌ TODO Exercise 2: second",
+                                     "## ✅ **Exercise 2:** second", "#### Exercise 2: second"])
 def test_an_exercise_heading_a_learner_edited_keeps_its_row(heading):
     # Each dropped exercise 2's row, its cells joining exercise 1 (whose row then read exercise 2's failure).
     cells = [v4.new_markdown_cell("## Exercise 1: first"), v4.new_code_cell("a"),
@@ -55,6 +57,15 @@ def test_an_exercise_heading_a_learner_edited_keeps_its_row(heading):
     found = score_table.exercises_of(cells)
     assert [e.heading for e in found] == ["Exercise 1: first", "Exercise 2: second"]
     assert [[c.source for c in e.cells] for e in found] == [["a"], ["b"]]
+
+
+@pytest.mark.parametrize("heading", ["## Notes on Exercise 2", "## My notes", "### Hints"])
+def test_a_heading_that_only_mentions_an_exercise_starts_none(heading):
+    cells = [v4.new_markdown_cell("## Exercise 1: first"), v4.new_code_cell("a"), v4.new_markdown_cell(heading),
+             v4.new_code_cell("b")]
+    found = score_table.exercises_of(cells)
+    assert [e.heading for e in found] == ["Exercise 1: first"]
+    assert [c.source for c in found[0].cells] == (["a", "b"] if heading.startswith("###") else ["a"])
 
 
 @pytest.mark.parametrize(

@@ -56,10 +56,12 @@ STUB_COMMENT = "# YOUR CODE HERE"  # the first line of a code blank (nbgrader's)
 BLANKS_KEY = "tinyad"  # an answer cell's metadata: {"blanks": code blanks it was given, "answer": its number}
 EXERCISE = re.compile(r"^##\s+(Exercise\s+\d+\s*:.*?)\s*$", re.MULTILINE)  # as the solutions write it
 SECTION = re.compile(r"^##\s", re.MULTILINE)
-# An exercise's heading as a learner may have edited it: a mark before it ("## ✅ Exercise 2: ..."),
-# a dash for its colon, its level changed to 1 or 3. Read so, its row stays (it was dropped, and its
-# cells joined the exercise before it).
-EDITED_EXERCISE = re.compile(r"^#{1,3}\s+[^\w\s]*\s*Exercise\s+(\d+)\s*[:.\-\u2013\u2014]?\s*(.*?)\s*$", re.IGNORECASE)
+# An exercise's heading as a learner may have edited it: marks before it ("## ✅ Exercise 2: ...",
+# "## [x] DONE Exercise 2: ..."), a dash for its colon, its level changed to 1, 3 or 4, in bold (read
+# with its **s taken out). Read so, its row stays (it was dropped, and its cells joined the exercise
+# before it).
+EDITED_EXERCISE = re.compile(r"^#{1,4}\s+(?:(?:[^\w\s]+|\[[ x]?\]|done|todo)\s*)*Exercise\s+(\d+)\s*"
+                             r"[:.\-\u2013\u2014]?\s*(.*?)\s*$", re.IGNORECASE)
 HINT = re.compile(r"^\s*hint:\s*(.*)$", re.MULTILINE)
 CHECK_CALL = re.compile(r"^[^#\n]*\bgrading\.\w+\(", re.MULTILINE)  # calls a tinyad.course.grading helper
 CHECK_TAG = "check"  # ... or carries this tag
@@ -194,7 +196,7 @@ def exercise_headings(cells: list) -> list[tuple[int, str] | None]:
     for k, cell in enumerate(cells):
         if cell.cell_type == "markdown" and "#" in cell.source:
             for line in cell.source.splitlines():
-                heading = EDITED_EXERCISE.match(line)
+                heading = EDITED_EXERCISE.match(line.replace("**", ""))
                 if heading:
                     number, title = heading.group(1), " ".join(heading.group(2).split())
                     current = (k, f"Exercise {number}: {title}" if title else f"Exercise {number}")
