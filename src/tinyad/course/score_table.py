@@ -60,7 +60,9 @@ SECTION = re.compile(r"^##\s", re.MULTILINE)
 # "## [x] DONE Exercise 2: ..."), a dash for its colon, its level changed to 1, 3 or 4, in bold (read
 # with its **s taken out). Read so, its row stays (it was dropped, and its cells joined the exercise
 # before it).
-EDITED_EXERCISE = re.compile(r"^#{1,4}\s+(?:(?:[^\w\s]+|\[[ x]?\]|done|todo)\s*)*Exercise\s+(\d+)\s*"
+# (Each step of the prefix takes one character or one mark, never a run: runs of runs would backtrack
+# exponentially on a heading of dashes.)
+EDITED_EXERCISE = re.compile(r"^#{1,4}\s+(?:[^\w\n]|\[[ x]\]|done\b|todo\b)*Exercise\s+(\d+)\s*"
                              r"[:.\-\u2013\u2014]?\s*(.*?)\s*$", re.IGNORECASE)
 HINT = re.compile(r"^\s*hint:\s*(.*)$", re.MULTILINE)
 CHECK_CALL = re.compile(r"^[^#\n]*\bgrading\.\w+\(", re.MULTILINE)  # calls a tinyad.course.grading helper
@@ -311,7 +313,9 @@ def shown_path(path: Path, start: Path) -> str:
 def _not_checked(item: Any) -> str:
     """What a check cell that passed printed of a part it did not check (``grading.not_checked``), or ""."""
     for output in getattr(item, "test_outputs", None) or []:
-        for line in str(output.get("text", "")).splitlines() if output.get("output_type") == "stream" else []:
+        if output.get("output_type") != "stream":
+            continue
+        for line in str(output.get("text", "")).splitlines():
             if line.startswith(NOT_CHECKED_SAID):
                 return line[len(NOT_CHECKED_SAID):]
     return ""
