@@ -82,6 +82,23 @@ def test_every_code_cell_must_show_an_execution_count():
     assert not check.all_ran(["[1]:"], 3)
 
 
+def shown_cell(prompt: str, error: str = "") -> dict:
+    """A code cell as the page shows it, read as run_all reads it."""
+    return {"prompt": prompt, "outputs": [{"mime": "application/vnd.jupyter.stderr", "text": error}] if error else []}
+
+
+def test_run_all_has_ended_when_every_cell_ran_or_an_error_stopped_it():
+    assert check.run_over([shown_cell("[1]:"), shown_cell("[2]:")], 2, stop_at_error=False)
+    # An untagged error: JupyterLab stops and unqueues the rest; the wait ends, the check names it.
+    assert check.run_over([shown_cell("[1]:", "AssertionError"), shown_cell("[ ]:")], 2, stop_at_error=False)
+    # A tagged cell's error with the rest still queued: Run All goes on.
+    assert not check.run_over([shown_cell("[1]:", "ValueError: no"), shown_cell("[*]:")], 2, stop_at_error=False)
+    assert check.run_over([shown_cell("[1]:", "NotStarted: Exercise 1"), shown_cell("[*]:")], 2, stop_at_error=True)
+    # Cleared and not yet started, or started and running.
+    assert not check.run_over([shown_cell("[ ]:"), shown_cell("[ ]:")], 2, stop_at_error=False)
+    assert not check.run_over([shown_cell("[1]:"), shown_cell("[*]:")], 2, stop_at_error=True)
+
+
 def test_pictures_stored_in_a_notebook_are_counted(tmp_path):
     nb = nbformat.v4.new_notebook()
     png = nbformat.v4.new_output("display_data", {"image/png": "iVBORw0KGgo=", "text/plain": "<Figure>"})

@@ -332,18 +332,46 @@ def run_all(browser: Any, name: str, count: int, timeout: float, stop_at_error: 
     """Run All from the Run menu, as a learner would; the cells when it has finished.
 
     JupyterLab's Run All stops at a cell that fails (unless it is tagged raises-exception):
-    with ``stop_at_error`` the wait ends at the first error shown."""
+    with ``stop_at_error`` the wait ends at the first error shown. Without it, a Run All that
+    stopped early (an error, the kernel gone) ends the wait too, and the caller's checks name
+    what is wrong; a Run All still going after ``timeout`` is named by the cell it is at.
+
+    The outputs are cleared first: a lesson is stored with its outputs and numbered prompts
+    (``[1]:`` ...), which read as a finished run before the first cell has started."""
+    click_menu(browser, "Edit", "Clear Outputs of All Cells")
+    wait_for(lambda: all(c["prompt"] in ("[ ]:", "") and not c["outputs"] for c in js(browser, CELLS_SCRIPT)),
+             30, f"{name}'s outputs to clear")
     click_menu(browser, "Run", "Run All Cells")
 
     def finished() -> list[dict] | None:
         cells = js(browser, CELLS_SCRIPT)
-        if stop_at_error and any(is_error(o) for c in cells for o in c["outputs"]) and kernel_idle(browser):
-            return cells
-        if all_ran([c["prompt"] for c in cells], count) and kernel_idle(browser):
-            return cells
-        return None
+        return cells if run_over(cells, count, stop_at_error) and kernel_idle(browser) else None
 
-    return wait_for(finished, timeout, f"{name} to run all {count} code cells")
+    try:
+        return wait_for(finished, timeout, f"{name} to run all {count} code cells")
+    except CheckFailed as failure:
+        raise CheckFailed(f"{failure}: {run_state(browser)}") from None
+
+
+def run_over(cells: list[dict], count: int, stop_at_error: bool) -> bool:
+    """Run All has ended: every cell ran, or an error stopped it (no cell still queued or
+    running, unless ``stop_at_error``: then the first error ends the wait)."""
+    if all_ran([c["prompt"] for c in cells], count):
+        return True
+    errors = any(is_error(o) for c in cells for o in c["outputs"])
+    return errors and (stop_at_error or not any(c["prompt"] == "[*]:" for c in cells))
+
+
+def run_state(browser: Any) -> str:
+    """Where a Run All is: the cells running or queued, the last that ran, the kernel's status."""
+    cells = js(browser, CELLS_SCRIPT)
+    prompts = [c["prompt"] for c in cells]
+    waiting = [k + 1 for k, p in enumerate(prompts) if p == "[*]:"]
+    ran = [k + 1 for k, p in enumerate(prompts) if re.fullmatch(r"\[\d+\]:", p)]
+    status = js(browser, "return [...document.querySelectorAll('.jp-StatusBar-TextItem')]"
+                         ".map(w => w.innerText.trim()).filter(t => t.includes('|')).join('; ')")
+    return (f"code cells running or queued {waiting or 'none'}, {len(ran)} of {len(prompts)} ran "
+            f"(the last {ran[-1] if ran else 'none'}); the status bar says {status or 'nothing'!r}")
 
 
 def check_lesson(browser: Any, lab: Lab, path: Path, shots: Path, timeout: float) -> None:
