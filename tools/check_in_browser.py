@@ -370,8 +370,10 @@ def run_state(browser: Any) -> str:
     ran = [k + 1 for k, p in enumerate(prompts) if re.fullmatch(r"\[\d+\]:", p)]
     status = js(browser, "return [...document.querySelectorAll('.jp-StatusBar-TextItem')]"
                          ".map(w => w.innerText.trim()).filter(t => t.includes('|')).join('; ')")
+    dialog = js(browser, "const d = document.querySelector('.jp-Dialog'); return d ? d.innerText.trim() : ''")
     return (f"code cells running or queued {waiting or 'none'}, {len(ran)} of {len(prompts)} ran "
-            f"(the last {ran[-1] if ran else 'none'}); the status bar says {status or 'nothing'!r}")
+            f"(the last {ran[-1] if ran else 'none'}); the status bar says {status or 'nothing'!r}"
+            + (f"; a dialog says {dialog[:300]!r}" if dialog else ""))
 
 
 def check_lesson(browser: Any, lab: Lab, path: Path, shots: Path, timeout: float) -> None:
