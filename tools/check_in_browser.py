@@ -16,8 +16,9 @@ Selenium (``python -m pip install -e ".[browser]"``); nothing here downloads a b
      sideways; in lesson 02, the stored stepper says that running the cell brings it to life;
    - **trusted, before anything runs** (``jupyter trust``, then the page reloaded): the
      pictures still show and no output is a dead widget (each widget shows its text form);
-   - **after Run All** (from the Run menu): every code cell ran, and no cell shows an error
-     but those tagged ``raises-exception``, which must;
+   - **after Run All** (the stored outputs cleared from the Edit menu, then Run All from the
+     Run menu): every code cell ran, and no cell shows an error but those tagged
+     ``raises-exception``, which must;
    - in lesson 02, clicks the backward stepper to the end, one step back, reset, and
      forward, checking its label and which node is highlighted at each step (the node
      named by the label: the seed and the root's rule both highlight the root).
