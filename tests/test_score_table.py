@@ -364,6 +364,12 @@ def hanging() -> nbformat.NotebookNode:
     return exercise
 
 
+def crashing() -> nbformat.NotebookNode:
+    exercise = small_exercise()
+    exercise.cells[2].source = "import os\nos._exit(1)\n" + exercise.cells[2].source  # the kernel dies
+    return exercise
+
+
 def check_skipped() -> nbformat.NotebookNode:
     exercise = small_exercise()
     exercise.cells[3].source = "# NBVAL_SKIP\n" + exercise.cells[3].source  # exercise 1's check, skipped
@@ -406,7 +412,7 @@ def partly_unchecked() -> nbformat.NotebookNode:
 SLIPS = {"91_as_given.ipynb": small_exercise, "92_hanging.ipynb": hanging, "93_check_skipped.ipynb": check_skipped,
          "94_checks_that_did_not_run.ipynb": checks_that_did_not_run,
          "95_blank_under_a_deleted_check.ipynb": blank_under_a_deleted_check, "96_more_slips.ipynb": more_slips,
-         "97_partly_unchecked.ipynb": partly_unchecked}
+         "97_partly_unchecked.ipynb": partly_unchecked, "98_crashing.ipynb": crashing}
 
 
 @pytest.fixture(scope="module")
@@ -448,6 +454,17 @@ def test_exercises_after_a_cell_that_stops_the_kernel_are_not_run(slips):
         f"  Exercise 3: blank         {stopped}",
         f"  Exercise 4: two failures  {stopped}",
     ], out
+
+
+@PYTEST_INTERFACE
+def test_a_kernel_that_died_is_told_from_a_cell_that_took_too_long(slips):
+    # nbval gives both as a timeout; a dead kernel read "Timeout of 3 seconds exceeded while executing
+    # cell. Failed to interrupt kernel in 3 seconds, so failing without traceback."
+    out, rows = slips
+    assert rows["98_crashing.ipynb"][0] == (
+        "  Exercise 1: right         failed: the kernel stopped answering while this cell ran: it crashed or "
+        "ran out of memory (nbval waits --nbval-cell-timeout seconds before it says so)"), out
+    assert all("not run: an earlier cell stopped the kernel" in row for row in rows["98_crashing.ipynb"][1:]), out
 
 
 @PYTEST_INTERFACE
@@ -508,7 +525,7 @@ def test_a_commented_out_check_is_no_check_cell():
 def test_the_last_line_counts_every_notebooks_exercises(slips):
     out, _ = slips
     assert table_of(out)[-1] == (
-        "28 exercises: 2 passed, 12 failed, 1 in progress, 4 not started, 6 not checked, 3 not run"), out
+        "32 exercises: 2 passed, 13 failed, 1 in progress, 4 not started, 6 not checked, 6 not run"), out
 
 
 @PYTEST_INTERFACE

@@ -325,6 +325,9 @@ def _error(item: Any, call: pytest.CallInfo) -> tuple[str, str]:
     """(exception name, message) of a failed cell: the error output nbval recorded, or (no name)
     the table's words where the cell timed out or raised nothing (a stored output, no run number)."""
     said = str(call.excinfo.value) if call.excinfo is not None else ""
+    if said.startswith("Timeout of") and "Failed to interrupt kernel" in said:  # no answer at all
+        return "", ("the kernel stopped answering while this cell ran: it crashed or ran out of memory "
+                    "(nbval waits --nbval-cell-timeout seconds before it says so)")
     if said.startswith("Timeout of"):  # nbval interrupted the kernel: a KeyboardInterrupt no one pressed
         return "", f"{said.splitlines()[0]} (a cell gets --nbval-cell-timeout seconds)"
     for output in getattr(item, "test_outputs", None) or []:
