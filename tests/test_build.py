@@ -184,6 +184,23 @@ def test_the_nbgrader_course_refuses_a_folder_that_is_not_empty_or_inside_the_co
     assert not (build.ROOT / "nbgrader-here").exists() and not (tmp_path / "source").exists()
 
 
+def test_the_lessons_on_the_hub_point_at_the_assignment_and_validate(tmp_path):
+    # Each lesson sent students to exercises/NN_name.ipynb, and five to a pytest command: on the
+    # hub the exercises are the assignment's notebook, one folder up, checked with Validate.
+    import nbgrader_course
+
+    names = nbgrader_course.write_course(build.ROOT, tmp_path / "course")
+    assert len(names) == 10
+    for name in names:
+        lesson = nbtools.read(tmp_path / "course" / "source" / name / "lesson" / f"{name}.ipynb")
+        text = "\n".join(c.source for c in lesson.cells if c.cell_type == "markdown")
+        assert "exercises/" not in text and "--nbval-lax" not in text, name
+        assert f"The exercises (the assignment's notebook, `{name}.ipynb`)" in text, name
+        grading = nbtools.read(build.ROOT / "notebooks" / f"{name}.ipynb")
+        if "--nbval-lax" in "\n".join(c.source for c in grading.cells if c.cell_type == "markdown"):
+            assert nbgrader_course.CHECK_THEM in text, name
+
+
 def isolated_venv_with_these_packages(venv: Path) -> None:
     """A new virtual environment that sees the packages of the environment running the tests
     (so nothing downloads) and nothing of the interpreter's own site-packages, whose older or

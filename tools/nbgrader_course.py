@@ -4,7 +4,8 @@
 
     nbgrader_config.py                    the course's nbgrader settings (run nbgrader from here)
     source/NN_name/NN_name.ipynb          the assignment: the solution with nbgrader's cell metadata
-    source/NN_name/lesson/NN_name.ipynb   the lesson, with its outputs, every cell read-only
+    source/NN_name/lesson/NN_name.ipynb   the lesson, with its outputs, every cell read-only,
+                                          its exercises named as the assignment's notebook
 
 one ``NN_name`` for every notebook in ``solutions/``. ``assignment(solution)`` makes the
 assignment notebook; its cells, in nbgrader 0.9's metadata (``metadata["nbgrader"]``,
@@ -12,7 +13,8 @@ schema 3), are:
 
 - an answer cell (one holding ``### BEGIN SOLUTION``): a solution cell. nbgrader's
   ``generate_assignment`` puts the course's own blank in place of each block (the
-  settings name it), so the released notebook is the course's exercise notebook.
+  settings name it), so the released notebook is the course's exercise notebook (its blanks
+  say "This exercise is not started", and it is checked with Validate, not a terminal command).
 - a check cell (``nbtools.is_check_cell``): an autograded test, locked, with points. Its
   source is the solution's, ``### BEGIN HIDDEN TESTS`` blocks included: nbgrader drops
   them from the release and grades with them.
@@ -189,6 +191,19 @@ ON_THE_HUB = ("To check the whole notebook, use Validate (in the Assignments lis
               "the notebook): it runs every check, as the grading will.")
 
 
+# A lesson's pointer to its exercises, and to grading them from a terminal (a lesson copy on the hub
+# sits in lesson/, one folder below the assignment's notebook, and a student checks with Validate).
+EXERCISES_PATH = re.compile(r"`exercises/(\d\d_\w+\.ipynb)`")
+GRADE_THEM = re.compile(r"Grade\s+them\s+with\s+`python -m pytest --nbval-lax exercises/\d\d_\w+\.ipynb`\.")
+CHECK_THEM = "Check them with Validate (in the Assignments list, or the button above the notebook)."
+
+
+def lesson_on_the_hub(source: str) -> str:
+    """A lesson's markdown as a student on the hub reads it: its exercises are the assignment's
+    notebook, checked with Validate."""
+    return EXERCISES_PATH.sub(r"the assignment's notebook, `\1`", GRADE_THEM.sub(CHECK_THEM, source))
+
+
 def on_the_hub(source: str, cell_type: str) -> str:
     """A cell's source as a student on the hub reads it: no terminal command into a repository
     the hub does not have, no comment addressed to nbval."""
@@ -218,11 +233,14 @@ def assignment(solution: NotebookNode, name: str = "notebook") -> NotebookNode:
 
 
 def read_only(lesson: NotebookNode) -> NotebookNode:
-    """A copy of a lesson whose cells cannot be edited or deleted (they still run)."""
+    """A copy of a lesson whose cells cannot be edited or deleted (they still run), pointing
+    at the assignment's notebook for its exercises."""
     nb = copy.deepcopy(lesson)
     for cell in nb.cells:
         cell.metadata["editable"] = False
         cell.metadata["deletable"] = False
+        if cell.cell_type == "markdown":
+            cell.source = lesson_on_the_hub(cell.source)
     return nb
 
 
