@@ -10,6 +10,8 @@ outside the course as an instructor grades a notebook a learner sent (README: th
 
 from __future__ import annotations
 
+import copy
+
 import re
 import subprocess
 import sys
@@ -58,6 +60,29 @@ def test_an_exercise_heading_a_learner_edited_keeps_its_row(heading):
     found = score_table.exercises_of(cells)
     assert [e.heading for e in found] == ["Exercise 1: first", "Exercise 2: second"]
     assert [[c.source for c in e.cells] for e in found] == [["a"], ["b"]]
+
+
+@pytest.mark.parametrize("heading", ["## My go at the second one", "## Exercise 5: renumbered", "## Notes",
+                                     "**Exercise 2**", "## Exercise 2: second\n\n## More notes"])
+def test_an_exercise_notebook_keeps_a_row_whatever_its_heading_became(heading):
+    # The exercise notebook records each heading's row in the cell's metadata: a heading rewritten
+    # beyond reading dropped its row (its cells joined the exercise before it), or started a wrong one.
+    exercise = small_exercise()
+    exercise.cells[4].source = heading  # exercise 2's heading cell
+    found = score_table.exercises_of(exercise.cells)
+    assert [e.heading for e in found] == ["Exercise 1: right", "Exercise 2: wrong", "Exercise 3: blank",
+                                          "Exercise 4: two failures"]
+    assert [len(e.cells) for e in found] == [2, 2, 2, 4]
+
+
+def test_a_heading_cell_split_or_copied_starts_no_second_row():
+    exercise = small_exercise()
+    first, second = copy.deepcopy(exercise.cells[4]), copy.deepcopy(exercise.cells[4])
+    first.source, second.source = "## Exercise 2: wrong", "Its instructions, split off."
+    exercise.cells[4:5] = [first, second, copy.deepcopy(first)]  # split, then the heading copied below
+    found = score_table.exercises_of(exercise.cells)
+    assert [e.heading for e in found][:3] == ["Exercise 1: right", "Exercise 2: wrong", "Exercise 3: blank"]
+    assert len(found) == 4 and len(found[1].cells) == 2
 
 
 def test_a_heading_of_dashes_is_read_at_once():

@@ -200,6 +200,9 @@ def make_exercise(solution: NotebookNode, name: str = "notebook") -> NotebookNod
             cell.execution_count = None
         elif cell.cell_type == "markdown":
             cell.source = clear_solutions(cell.source, MARKDOWN_STUB, where)
+            heading = exercise_headings([cell])[0] if EXERCISE.search(cell.source) else None
+            if heading:  # its row, as the table names it: kept if the learner rewrites the heading
+                cell.metadata[BLANKS_KEY] = {**cell.metadata.get(BLANKS_KEY, {}), "exercise": heading[1]}
     return normalise(nb)
 
 

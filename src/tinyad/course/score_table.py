@@ -54,6 +54,7 @@ PASSED, FAILED, IN_PROGRESS, NOT_STARTED, NOT_CHECKED, NOT_RUN = (
     "passed", "failed", "in progress", "not started", "not checked", "not run")
 STUB_COMMENT = "# YOUR CODE HERE"  # the first line of a code blank (nbgrader's)
 BLANKS_KEY = "tinyad"  # an answer cell's metadata: {"blanks": code blanks it was given, "answer": its number}
+# ... and an exercise heading cell's: {"exercise": "Exercise N: title"}, the row whatever the learner made of the heading
 EXERCISE = re.compile(r"^##\s+(Exercise\s+\d+\s*:.*?)\s*$", re.MULTILINE)  # as the solutions write it
 SECTION = re.compile(r"^##\s", re.MULTILINE)
 # An exercise's heading as a learner may have edited it: marks before it ("## ✅ Exercise 2: ...",
@@ -192,11 +193,17 @@ class Exercise:
 def exercise_headings(cells: list) -> list[tuple[int, str] | None]:
     """For each cell, the exercise it is in, as (the index of its ``## Exercise N: title``
     cell, ``Exercise N: title``), or None outside the exercises. An exercise runs from its
-    heading (``EDITED_EXERCISE`` reads one a learner changed) to the next level-2 heading."""
+    heading to the next level-2 heading. An exercise notebook's heading cells say which
+    exercise they head (their metadata), whatever the learner wrote over the heading; in a
+    notebook without that, ``EDITED_EXERCISE`` reads a heading a learner changed."""
     found: list[tuple[int, str] | None] = []
     current = None
     for k, cell in enumerate(cells):
-        if cell.cell_type == "markdown" and "#" in cell.source:
+        recorded = cell.metadata.get(BLANKS_KEY, {}).get("exercise") if cell.cell_type == "markdown" else None
+        if recorded:
+            if current is None or current[1] != recorded:  # a part split off, or a copy, starts no new row
+                current = (k, recorded)
+        elif cell.cell_type == "markdown" and "#" in cell.source:
             for line in cell.source.splitlines():
                 heading = EDITED_EXERCISE.match(line.replace("**", ""))
                 if heading:
