@@ -11,9 +11,11 @@
   An answer cell also records how many blanks it holds and its place among the notebook's
   answer cells (``metadata["tinyad"] = {"blanks": 2, "answer": 5}``), so the score table can tell
   an exercise begun from one not started, even where JupyterLab split a cell (each part keeps
-  the metadata).
+  the metadata). An exercise's heading cell records its row (``metadata["tinyad"]["exercise"]``),
+  so the row stays whatever the learner writes over the heading.
 - ``normalise(nb)``: the one notebook metadata the course keeps (the ``python3``
-  kernelspec, the language name) and, per cell, only its tags and that count of blanks, so
+  kernelspec, the language name) and, per cell, only its tags and ``metadata["tinyad"]`` (an
+  answer cell's blanks and number; an exercise heading cell's row, ``{"exercise": "Exercise 2: ..."}``), so
   writing a notebook twice gives the same bytes; no cell's source ends in a blank line. No widget state and no widget views are
   stored: opened trusted but not run, JupyterLab would draw them as dead widgets, where the
   text form each widget output carries beside its view reads well (the stepper's sentence,
@@ -186,6 +188,7 @@ def make_exercise(solution: NotebookNode, name: str = "notebook") -> NotebookNod
     """The learner's notebook made from a solution notebook (which is left unchanged)."""
     nb = copy.deepcopy(solution)
     number = {id(cell): exercise.number for exercise in exercises_of(nb.cells) for cell in exercise.cells}
+    headings = exercise_headings(nb.cells)  # (index of the heading cell, its row) for each cell
     answers = 0  # answer cells so far: each is numbered, so the table knows a split one's parts
     for index, cell in enumerate(nb.cells):
         where = f"{name}, cell {index}"
@@ -200,9 +203,9 @@ def make_exercise(solution: NotebookNode, name: str = "notebook") -> NotebookNod
             cell.execution_count = None
         elif cell.cell_type == "markdown":
             cell.source = clear_solutions(cell.source, MARKDOWN_STUB, where)
-            heading = exercise_headings([cell])[0] if EXERCISE.search(cell.source) else None
-            if heading:  # its row, as the table names it: kept if the learner rewrites the heading
-                cell.metadata[BLANKS_KEY] = {**cell.metadata.get(BLANKS_KEY, {}), "exercise": heading[1]}
+            if headings[index] and headings[index][0] == index:  # an exercise's heading cell: its row,
+                # as the table names it, kept there in case the learner rewrites the heading
+                cell.metadata[BLANKS_KEY] = {**cell.metadata.get(BLANKS_KEY, {}), "exercise": headings[index][1]}
     return normalise(nb)
 
 

@@ -50,6 +50,10 @@ from typing import Any
 
 import pytest
 
+# The checks' own words, read back from their messages and printed lines: NO_ERROR, what a check
+# expects where the learner's code raised; NOT_CHECKED_SAID, how grading.not_checked begins a line.
+from tinyad.course.grading import NO_ERROR, NOT_CHECKED as NOT_CHECKED_SAID
+
 PASSED, FAILED, IN_PROGRESS, NOT_STARTED, NOT_CHECKED, NOT_RUN = (
     "passed", "failed", "in progress", "not started", "not checked", "not run")
 STUB_COMMENT = "# YOUR CODE HERE"  # the first line of a code blank (nbgrader's)
@@ -70,11 +74,8 @@ CHECK_CALL = re.compile(r"^[^#\n]*\bgrading\.\w+\(", re.MULTILINE)  # calls a ti
 CHECK_TAG = "check"  # ... or carries this tag
 # Marks under which nbval passes a cell that raises: a check cell so marked checks nothing.
 MAY_RAISE_TAG, MAY_RAISE_COMMENT = "raises-exception", "NBVAL_RAISES_EXCEPTION"
-# What grading's checks expect where the learner's code raised (grading.NO_ERROR): the row then
-# says what was raised, not the check's hint, which is about a right answer's form.
-NO_ERROR = "an answer, with no error"
-# How a check cell says that part of an answer went unchecked (grading.NOT_CHECKED, grading.not_checked).
-NOT_CHECKED_SAID = "not checked: "
+# Where a check says the learner's code raised (it expected NO_ERROR), the row says what was raised,
+# not the check's hint, which is about a right answer's form.
 EXPECTED_NO_ERROR = re.compile(rf"^\s*expected:\s*{NO_ERROR}$", re.MULTILINE)
 GOT = re.compile(r"^\s*got:\s*(.*)$", re.MULTILINE)
 BLANK_ERRORS = ("NotImplementedError", "NotStarted")  # grading.NotStarted is a NotImplementedError
