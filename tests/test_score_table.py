@@ -182,6 +182,32 @@ def test_an_exercise_with_some_of_its_blanks_filled_is_in_progress(line):
     assert exercise.status() == ("not started", "")
 
 
+@pytest.mark.parametrize("edited", ["x", None, 3, [1, 2], {"blanks": "3"}, {"blanks": -1}, {"blanks": True},
+                                    {"exercise": 7}, {"exercise": "Exercise"}, {"exercise": "Exercise two"}])
+def test_course_metadata_a_learner_edited_by_hand_is_read_as_absent(edited):
+    # JupyterLab's cell metadata editor lets a learner write anything there: each of these crashed the
+    # table (AttributeError, TypeError, IndexError) or counted a string as blanks.
+    exercise = small_exercise()
+    exercise.cells[4].metadata["tinyad"] = edited  # exercise 2's heading cell
+    found = score_table.exercises_of(exercise.cells)
+    assert [e.heading for e in found] == ["Exercise 1: right", "Exercise 2: wrong", "Exercise 3: blank",
+                                          "Exercise 4: two failures"]
+    blank = "    # YOUR CODE HERE\n    raise NotImplementedError()"
+    answer = v4.new_code_cell(f"def f():\n{blank}", metadata={"tinyad": edited})
+    one = score_table.Exercise("Exercise 1: x", cells=[answer, v4.new_code_cell("check()")], ran=2,
+                               failure=("NotImplementedError", ""))
+    assert one.blanks() == (0, 0) and one.status() == ("not started", "")  # as in a notebook without it
+
+
+def test_an_answer_number_edited_by_hand_still_counts_the_cells_blanks():
+    blank = "    # YOUR CODE HERE\n    raise NotImplementedError()"
+    answer = v4.new_code_cell(f"def f():\n    return 1\n\ndef g():\n{blank}",
+                              metadata={"tinyad": {"blanks": 2, "answer": [4]}})  # a list: a TypeError in a set
+    one = score_table.Exercise("Exercise 1: x", cells=[answer, v4.new_code_cell("check()")], ran=2,
+                               failure=("NotImplementedError", ""))
+    assert one.status() == ("in progress", "1 of 2 blanks filled in")
+
+
 def test_a_blank_names_its_exercise_and_is_counted_as_a_blank():
     line = score_table.blank_line("2")
     assert line == ('raise NotImplementedError("Exercise 2 is not started: write your answer in place of '

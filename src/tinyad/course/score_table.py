@@ -61,6 +61,7 @@ BLANKS_KEY = "tinyad"  # an answer cell's metadata: {"blanks": code blanks it wa
 # ... and an exercise heading cell's: {"exercise": "Exercise N: title"}, the row whatever the learner made of the heading
 EXERCISE = re.compile(r"^##\s+(Exercise\s+\d+\s*:.*?)\s*$", re.MULTILINE)  # as the solutions write it
 SECTION = re.compile(r"^##\s", re.MULTILINE)
+RECORDED_EXERCISE = re.compile(r"^Exercise \d+(: .*)?$")  # a heading cell's recorded row, as make_exercise writes it
 # An exercise's heading as a learner may have edited it: marks before it ("## ✅ Exercise 2: ...",
 # "## [x] DONE Exercise 2: ..."), a dash for its colon, its level changed to 1, 3 or 4, in bold (read
 # with its **s taken out). Read so, its row stays (it was dropped, and its cells joined the exercise
@@ -180,7 +181,7 @@ class Exercise:
         given = left = 0
         answers = set()
         for cell in self.cells:
-            recorded = cell.metadata.get(BLANKS_KEY, {})
+            recorded = course_metadata(cell)
             count = recorded.get("blanks", 0)
             if count:
                 answer = recorded.get("answer", id(cell))  # an older notebook's cells are not numbered
@@ -189,6 +190,27 @@ class Exercise:
                     given += count
                 left += blanks_in(cell.source)
         return given, left
+
+
+def course_metadata(cell: Any) -> dict:
+    """What the exercise notebook recorded on ``cell`` (``metadata["tinyad"]``), each field only if it
+    still has the form the course wrote: ``blanks`` a whole number >= 0, ``answer`` a whole number,
+    ``exercise`` a row's name, ``Exercise N: title``. JupyterLab's metadata editor lets a learner
+    write anything there; a field edited into another form is read as absent, as in a notebook
+    made before the course recorded it."""
+    recorded = cell.metadata.get(BLANKS_KEY)
+    if not isinstance(recorded, dict):
+        return {}
+    kept = {}
+    for key, wanted in (("blanks", int), ("answer", int), ("exercise", str)):
+        value = recorded.get(key)
+        if type(value) is wanted:  # not isinstance: True is an int, and counts no blank
+            kept[key] = value
+    if kept.get("blanks", 0) < 0:
+        del kept["blanks"]
+    if "exercise" in kept and not RECORDED_EXERCISE.match(kept["exercise"]):
+        del kept["exercise"]
+    return kept
 
 
 def exercise_headings(cells: list) -> list[tuple[int, str] | None]:
@@ -200,7 +222,7 @@ def exercise_headings(cells: list) -> list[tuple[int, str] | None]:
     found: list[tuple[int, str] | None] = []
     current = None
     for k, cell in enumerate(cells):
-        recorded = cell.metadata.get(BLANKS_KEY, {}).get("exercise") if cell.cell_type == "markdown" else None
+        recorded = course_metadata(cell).get("exercise") if cell.cell_type == "markdown" else None
         if recorded:
             if current is None or current[1] != recorded:  # a part split off, or a copy, starts no new row
                 current = (k, recorded)
