@@ -235,6 +235,24 @@ def test_an_answer_cell_split_or_copied_gives_its_blanks_once():
     assert split.status() == ("in progress", "1 of 3 blanks filled in")
 
 
+def test_an_answer_in_a_cell_of_its_own_above_its_blank_is_told_to_move():
+    # The blank runs after it and raises: the row read "not started", with no word why.
+    blank = "    # YOUR CODE HERE\n    raise NotImplementedError()"
+    answer = v4.new_code_cell(f"def f():\n{blank}", metadata={"tinyad": {"blanks": 1, "answer": 1}})
+    check = v4.new_code_cell("grading.check_close(f(), 1, 'w', 't', 'h')")
+    given = frozenset({answer.id, check.id})
+    as_given = score_table.Exercise("Exercise 1: x", cells=[answer, check], ran=2,
+                                    failure=("NotImplementedError", ""), given=given)
+    assert as_given.status() == ("not started", "")
+    own = v4.new_code_cell("def f():\n    return 1")  # a new cell, above the blank
+    added = score_table.Exercise("Exercise 1: x", cells=[own, answer, check], ran=3,
+                                 failure=("NotImplementedError", ""), given=given)
+    assert added.status() == ("not started", "a blank's raise NotImplementedError(...) line still runs: write "
+                                             "your answer in its place, not in a cell you added")
+    added.given = None  # a notebook that did not record its cells: no word, rather than a wrong one
+    assert added.status() == ("not started", "")
+
+
 def test_exercise_notebooks_record_each_answer_cells_blanks():
     # Made afresh from the solutions: exercises/ may hold a learner's work, blanks filled in.
     counted, numbered = {}, {}
@@ -251,6 +269,15 @@ def test_exercise_notebooks_record_each_answer_cells_blanks():
     assert counted["02_backward.ipynb"] > len(list(score_table.exercises_of(
         fresh["02_backward.ipynb"].cells)))  # lesson 02 has a cell of three
     assert all(answers == list(range(1, len(answers) + 1)) for answers in numbered.values()), numbered
+
+
+def test_exercise_notebooks_record_the_code_cells_each_exercise_was_given():
+    for name, notebook in fresh_exercises().items():
+        starts = dict.fromkeys(h[0] for h in score_table.exercise_headings(notebook.cells) if h)
+        for start, exercise in zip(starts, score_table.exercises_of(notebook.cells), strict=True):
+            heading = notebook.cells[start]
+            assert heading.metadata["tinyad"]["cells"] == [c.id for c in exercise.cells], (name, exercise.heading)
+            assert exercise.given == {c.id for c in exercise.cells} and exercise.not_started() == ("not started", "")
 
 
 def copies_of_lesson_01() -> dict[str, nbformat.NotebookNode]:
@@ -454,6 +481,12 @@ def more_slips() -> nbformat.NotebookNode:
     return exercise  # and cell 12, exercise 4's first check, has that output but no run number
 
 
+def answer_above_its_blank() -> nbformat.NotebookNode:
+    exercise = small_exercise()
+    exercise.cells.insert(8, v4.new_code_cell("def three(x):\n    return 2 * x"))  # above exercise 3's blank
+    return exercise
+
+
 def partly_unchecked() -> nbformat.NotebookNode:
     exercise = small_exercise()  # exercise 1's check passes, but says a part of it went unchecked
     exercise.cells[3].source += "\ngrading.not_checked('the torch half: PyTorch is not installed')"
@@ -463,7 +496,8 @@ def partly_unchecked() -> nbformat.NotebookNode:
 SLIPS = {"91_as_given.ipynb": small_exercise, "92_hanging.ipynb": hanging, "93_check_skipped.ipynb": check_skipped,
          "94_checks_that_did_not_run.ipynb": checks_that_did_not_run,
          "95_blank_under_a_deleted_check.ipynb": blank_under_a_deleted_check, "96_more_slips.ipynb": more_slips,
-         "97_partly_unchecked.ipynb": partly_unchecked, "98_crashing.ipynb": crashing}
+         "97_partly_unchecked.ipynb": partly_unchecked, "98_crashing.ipynb": crashing,
+         "99_answer_above_its_blank.ipynb": answer_above_its_blank}
 
 
 @pytest.fixture(scope="module")
@@ -558,6 +592,13 @@ def test_a_check_marked_to_raise_checks_nothing_and_the_learners_own_error_is_na
     ], out
 
 
+def test_an_answer_above_its_blank_is_told_to_move_into_it(slips):
+    out, rows = slips
+    assert rows["99_answer_above_its_blank.ipynb"][2] == (
+        "  Exercise 3: blank         not started: a blank's raise NotImplementedError(...) line still runs: "
+        "write your answer in its place, not in a cell you added"), out
+
+
 def test_a_check_that_says_it_left_a_part_unchecked_is_not_a_pass(slips):
     # Lesson 03 without PyTorch: its check passed an answer it could not run, and the row read "passed".
     out, rows = slips
@@ -573,7 +614,7 @@ def test_a_commented_out_check_is_no_check_cell():
 def test_the_last_line_counts_every_notebooks_exercises(slips):
     out, _ = slips
     assert table_of(out)[-1] == (
-        "32 exercises: 2 passed, 13 failed, 1 in progress, 4 not started, 6 not checked, 6 not run"), out
+        "36 exercises: 3 passed, 15 failed, 1 in progress, 5 not started, 6 not checked, 6 not run"), out
 
 
 @PYTEST_INTERFACE

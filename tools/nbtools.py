@@ -12,10 +12,12 @@
   answer cells (``metadata["tinyad"] = {"blanks": 2, "answer": 5}``), so the score table can tell
   an exercise begun from one not started, even where JupyterLab split a cell (each part keeps
   the metadata). An exercise's heading cell records its row (``metadata["tinyad"]["exercise"]``),
-  so the row stays whatever the learner writes over the heading.
+  so the row stays whatever the learner writes over the heading, and the ids of the exercise's
+  code cells (``metadata["tinyad"]["cells"]``), so the table can tell a cell the learner added.
 - ``normalise(nb)``: the one notebook metadata the course keeps (the ``python3``
   kernelspec, the language name) and, per cell, only its tags and ``metadata["tinyad"]`` (an
-  answer cell's blanks and number; an exercise heading cell's row, ``{"exercise": "Exercise 2: ..."}``), so
+  answer cell's blanks and number; an exercise heading cell's row and code cells, ``{"exercise":
+  "Exercise 2: ...", "cells": [...]}``), so
   writing a notebook twice gives the same bytes; no cell's source ends in a blank line. No widget state and no widget views are
   stored: opened trusted but not run, JupyterLab would draw them as dead widgets, where the
   text form each widget output carries beside its view reads well (the stepper's sentence,
@@ -204,8 +206,11 @@ def make_exercise(solution: NotebookNode, name: str = "notebook") -> NotebookNod
         elif cell.cell_type == "markdown":
             cell.source = clear_solutions(cell.source, MARKDOWN_STUB, where)
             if headings[index] and headings[index][0] == index:  # an exercise's heading cell: its row,
-                # as the table names it, kept there in case the learner rewrites the heading
-                cell.metadata[BLANKS_KEY] = {**cell.metadata.get(BLANKS_KEY, {}), "exercise": headings[index][1]}
+                # as the table names it, kept there in case the learner rewrites the heading, and the
+                # code cells handed out with it, so the table can tell a cell the learner added
+                handed_out = [c.id for c, h in zip(nb.cells, headings) if h == headings[index] and c.cell_type == "code"]
+                cell.metadata[BLANKS_KEY] = {**cell.metadata.get(BLANKS_KEY, {}), "exercise": headings[index][1],
+                                             "cells": handed_out}
     return normalise(nb)
 
 

@@ -17,7 +17,9 @@ helper (outside a comment) or carry the tag ``check`` (``is_check_cell``). Its r
 - ``passed``: every code cell of the exercise ran without an error, its check cells among
   them, and none of its blanks is left;
 - ``not started``: the first cell that failed raised the blank's ``NotImplementedError``, or
-  every cell ran with every blank still there;
+  every cell ran with every blank still there (where the learner added a cell of code to the
+  exercise, the row says to write the answer in the blank's place: the heading cell records the
+  ids of the code cells handed out, ``metadata["tinyad"]["cells"]``);
 - ``in progress``: the same, but some of the exercise's blanks are filled in (an answer
   cell records how many blanks it was given, in ``metadata["tinyad"]["blanks"]``); or every
   check passed with a blank still there, on an answer written in a cell of its own (the row
@@ -123,6 +125,7 @@ class Exercise:
     failure: tuple[str, str] | None = None  # (exception name, message) of the first failed cell
     checked: int = 0  # check cells that ran and passed
     unchecked: str = ""  # what a check cell that passed said it did not check
+    given: frozenset | None = None  # the ids of the code cells it was handed out with, where recorded
 
     @property
     def number(self) -> str:
@@ -144,7 +147,7 @@ class Exercise:
                     return IN_PROGRESS, ("its check passes, but a blank's raise NotImplementedError(...) line "
                                          "is still there: write your answer in its place, and delete it")
                 if left == given:
-                    return NOT_STARTED, ""
+                    return self.not_started()
                 return IN_PROGRESS, f"{given - left} of {given} blanks filled in, and no check failed on the rest"
             if not checks:
                 return NOT_CHECKED, ("it has no check cell: deleted, turned into a Markdown cell, or cut off "
@@ -159,7 +162,7 @@ class Exercise:
         if name in BLANK_ERRORS:
             given, left = self.blanks()
             if left == given:  # every blank still there (or a notebook that did not count them)
-                return NOT_STARTED, ""
+                return self.not_started()
             if left:
                 return IN_PROGRESS, f"{given - left} of {given} blanks filled in"
             # No blank is left: the learner's own code raised it (grading calls any a blank's).
@@ -173,6 +176,17 @@ class Exercise:
         if not name:  # the table's own words (a timeout, a cell nbval could not run)
             return FAILED, lines[0]
         return FAILED, f"{name}: {lines[0]}" if lines else name
+
+    def not_started(self) -> tuple[str, str]:
+        """``not started``, saying so where the learner added code to the exercise: an answer written
+        in a cell of its own, above its blank, runs, and the blank then raises all the same."""
+        if self.given is not None and any(
+            cell.get("id") and cell.get("id") not in self.given and cell.source.strip() and not is_check_cell(cell)
+            for cell in self.cells
+        ):
+            return NOT_STARTED, ("a blank's raise NotImplementedError(...) line still runs: write your answer "
+                                 "in its place, not in a cell you added")
+        return NOT_STARTED, ""
 
     def blanks(self) -> tuple[int, int]:
         """(blanks the exercise was given, blanks still in it), from its answer cells. The parts of
@@ -195,14 +209,15 @@ class Exercise:
 def course_metadata(cell: Any) -> dict:
     """What the exercise notebook recorded on ``cell`` (``metadata["tinyad"]``), each field only if it
     still has the form the course wrote: ``blanks`` a whole number >= 0, ``answer`` a whole number,
-    ``exercise`` a row's name, ``Exercise N: title``. JupyterLab's metadata editor lets a learner
+    ``exercise`` a row's name, ``Exercise N: title``, and ``cells`` the ids of the code cells the
+    exercise was handed out with (a list of strings). JupyterLab's metadata editor lets a learner
     write anything there; a field edited into another form is read as absent, as in a notebook
     made before the course recorded it."""
     recorded = cell.metadata.get(BLANKS_KEY)
     if not isinstance(recorded, dict):
         return {}
     kept = {}
-    for key, wanted in (("blanks", int), ("answer", int), ("exercise", str)):
+    for key, wanted in (("blanks", int), ("answer", int), ("exercise", str), ("cells", list)):
         value = recorded.get(key)
         if type(value) is wanted:  # not isinstance: True is an int, and counts no blank
             kept[key] = value
@@ -210,6 +225,8 @@ def course_metadata(cell: Any) -> dict:
         del kept["blanks"]
     if "exercise" in kept and not RECORDED_EXERCISE.match(kept["exercise"]):
         del kept["exercise"]
+    if "cells" in kept and not all(type(cell_id) is str for cell_id in kept["cells"]):
+        del kept["cells"]
     return kept
 
 
@@ -243,7 +260,10 @@ def exercises_of(cells: list) -> list[Exercise]:
     found: dict[int, Exercise] = {}
     for cell, section in zip(cells, exercise_headings(cells)):
         if section is not None:
-            exercise = found.setdefault(section[0], Exercise(section[1]))
+            if section[0] not in found:
+                given = course_metadata(cells[section[0]]).get("cells")
+                found[section[0]] = Exercise(section[1], given=None if given is None else frozenset(given))
+            exercise = found[section[0]]
             if cell.cell_type == "code":
                 exercise.cells.append(cell)
     return list(found.values())
