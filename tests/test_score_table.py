@@ -244,6 +244,10 @@ def test_an_answer_in_a_cell_of_its_own_above_its_blank_is_told_to_move():
     as_given = score_table.Exercise("Exercise 1: x", cells=[answer, check], ran=2,
                                     failure=("NotImplementedError", ""), given=given)
     assert as_given.status() == ("not started", "")
+    part = v4.new_code_cell("# a part split off", metadata=answer.metadata)  # JupyterLab's split: a new id
+    split = score_table.Exercise("Exercise 1: x", cells=[part, answer, check], ran=3,
+                                 failure=("NotImplementedError", ""), given=given)
+    assert split.status() == ("not started", "")
     own = v4.new_code_cell("def f():\n    return 1")  # a new cell, above the blank
     added = score_table.Exercise("Exercise 1: x", cells=[own, answer, check], ran=3,
                                  failure=("NotImplementedError", ""), given=given)

@@ -182,6 +182,7 @@ class Exercise:
         in a cell of its own, above its blank, runs, and the blank then raises all the same."""
         if self.given is not None and any(
             cell.get("id") and cell.get("id") not in self.given and cell.source.strip() and not is_check_cell(cell)
+            and "blanks" not in course_metadata(cell)  # a part of an answer cell JupyterLab split is no new cell
             for cell in self.cells
         ):
             return NOT_STARTED, ("a blank's raise NotImplementedError(...) line still runs: write your answer "
