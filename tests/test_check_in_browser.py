@@ -191,3 +191,40 @@ def test_an_unexpected_error_is_reported_and_fails(monkeypatch, tmp_path, capsys
     monkeypatch.setitem(sys.modules, "selenium", types.ModuleType("selenium"))
     assert check.main(["--screenshots", str(tmp_path / "shots")]) == 1
     assert "FAILED: RuntimeError('chromedriver would not start')" in capsys.readouterr().err
+
+
+def test_every_kernel_is_shut_down_between_notebooks():
+    # Each notebook's kernel stayed alive while the next ran: twenty of them by the last exercise.
+    import http.server
+    import json
+    import threading
+
+    asked: list[tuple[str, str]] = []
+    sessions = [{"id": "a1", "kernel": {"id": "k1"}}, {"id": "b2", "kernel": {"id": "k2"}}]
+
+    class Jupyter(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):  # noqa: N802  (the handler's names are http.server's)
+            asked.append(("GET", self.path))
+            body = json.dumps(sessions).encode()
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def do_DELETE(self):  # noqa: N802
+            asked.append(("DELETE", self.path))
+            self.send_response(204)
+            self.end_headers()
+
+        def log_message(self, *args):
+            pass
+
+    server = http.server.HTTPServer(("127.0.0.1", 0), Jupyter)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        api = f"http://127.0.0.1:{server.server_port}/api/{{}}?token=t"
+        check.shut_down_kernels(check.Lab(server=None, url="", env={}, api=api))
+    finally:
+        server.shutdown()
+    assert asked == [("GET", "/api/sessions?token=t"), ("DELETE", "/api/sessions/a1?token=t"),
+                     ("DELETE", "/api/sessions/b2?token=t")]

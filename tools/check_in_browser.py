@@ -24,6 +24,8 @@ Selenium (``python -m pip install -e ".[browser]"``); nothing here downloads a b
      named by the label: the seed and the root's rule both highlight the root).
 3. For every exercise notebook, blank: Run All stops at its first check cell, which shows
    the course's short message (the exercise is not started), not a long traceback.
+   After each lesson and each exercise notebook, every kernel is shut down, so that no more
+   than one runs at a time (a lesson's kernel holds 100 to 500 MB once it has run).
 4. Starts a second JupyterLab whose kernel finds no Graphviz ``dot`` program, and runs
    lesson 01 there: every drawing shows as DOT text under the install hint, no error.
 5. Saves screenshots in DIR, stops the browser and JupyterLab (by its process id, also
@@ -98,6 +100,7 @@ class Lab:
     server: subprocess.Popen
     url: str
     env: dict
+    api: str = ""  # the address of its REST API (``{}``: the path under ``/api/``), token included
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -146,8 +149,10 @@ def check_all(scratch: Path, shots: Path, timeout: float, lessons: list[str]) ->
         with running_lab(course, scratch / "lab", os.environ.get("PATH", "")) as lab:
             for name in lessons:
                 check_lesson(browser, lab, course / "notebooks" / f"{name}.ipynb", shots, timeout)
+                shut_down_kernels(lab)
             for name in lessons:
                 check_exercise(browser, lab, course / "exercises" / f"{name}.ipynb", shots, timeout)
+                shut_down_kernels(lab)
         if WITHOUT_DOT in lessons:
             with running_lab(course, scratch / "lab-without-dot", path_without_graphviz()) as lab:
                 check_without_dot(browser, lab, course / "notebooks" / f"{WITHOUT_DOT}.ipynb", shots, timeout)
@@ -205,9 +210,22 @@ def running_lab(course: Path, home: Path, path: str) -> Iterator[Lab]:
                     raise CheckFailed(f"JupyterLab exited with code {server.returncode}")
             except CheckFailed:
                 raise CheckFailed(f"JupyterLab did not start; its log:\n{log_path.read_text()[-3000:]}")
-            yield Lab(server, f"{url}/lab/tree/{{}}?token={token}&reset", env)
+            yield Lab(server, f"{url}/lab/tree/{{}}?token={token}&reset", env, f"{url}/api/{{}}?token={token}")
         finally:
             stop(server)
+
+
+def shut_down_kernels(lab: Lab) -> None:
+    """End every notebook's session and its kernel, as File > Shut Down All Kernels does.
+
+    Opening the next notebook leaves the last one's kernel running, and a lesson's kernel holds
+    100 to 500 MB once it has run: twenty of them would take the memory a later one needs."""
+    with urllib.request.urlopen(lab.api.format("sessions"), timeout=10) as answer:
+        sessions = json.load(answer)
+    for session in sessions:
+        ending = urllib.request.Request(lab.api.format(f"sessions/{session['id']}"), method="DELETE")
+        with urllib.request.urlopen(ending, timeout=30):
+            pass
 
 
 def free_port() -> int:
