@@ -257,6 +257,22 @@ def test_an_answer_in_a_cell_of_its_own_above_its_blank_is_told_to_move():
     assert added.status() == ("not started", "")
 
 
+def test_a_check_changed_from_the_one_handed_out_checks_nothing():
+    # A check wrapped in try/except, or with its expected value made the wrong answer's, read "passed".
+    handed_out = "grading.check_close(f(2.0), 4.0, 'the answer', 'f(2.0)', 'double x')"
+    check = v4.new_code_cell(handed_out, metadata={"tinyad": {"check": score_table.fingerprint(handed_out)}})
+    exercise = score_table.Exercise("Exercise 1: x", cells=[v4.new_code_cell("def f(x):\n    return 2 * x"), check],
+                                    ran=2, checked=1)
+    assert exercise.status() == ("passed", "")
+    check.source = "\n" + handed_out + "  \n\n"  # spaces and blank lines at its ends change nothing
+    assert exercise.status() == ("passed", "")
+    changed = ("not checked", "its check cell was changed from the one handed out: put it back as it was")
+    for rewritten in [f"try:\n    {handed_out}\nexcept AssertionError:\n    pass", handed_out.replace("4.0", "3.0"),
+                      "print('checked')"]:  # the last no longer calls grading: still the exercise's check
+        check.source = rewritten
+        assert score_table.is_check_cell(check) and exercise.status() == changed, rewritten
+
+
 def test_exercise_notebooks_record_each_answer_cells_blanks():
     # Made afresh from the solutions: exercises/ may hold a learner's work, blanks filled in.
     counted, numbered = {}, {}
@@ -282,6 +298,12 @@ def test_exercise_notebooks_record_the_code_cells_each_exercise_was_given():
             heading = notebook.cells[start]
             assert heading.metadata["tinyad"]["cells"] == [c.id for c in exercise.cells], (name, exercise.heading)
             assert exercise.given == {c.id for c in exercise.cells} and exercise.not_started() == ("not started", "")
+            for cell in exercise.cells:
+                if score_table.is_check_cell(cell):
+                    assert cell.metadata["tinyad"]["check"] == score_table.fingerprint(cell.source), name
+                    assert not score_table.changed_check(cell)
+                else:
+                    assert "check" not in cell.metadata.get("tinyad", {}), name
 
 
 def copies_of_lesson_01() -> dict[str, nbformat.NotebookNode]:
@@ -491,6 +513,13 @@ def answer_above_its_blank() -> nbformat.NotebookNode:
     return exercise
 
 
+def checks_changed() -> nbformat.NotebookNode:
+    exercise = small_exercise()
+    exercise.cells[3].source = f"try:\n    {exercise.cells[3].source}\nexcept AssertionError:\n    pass"
+    exercise.cells[6].source = exercise.cells[6].source.replace("4.0", "3.0")  # exercise 2's wrong answer gives 3.0
+    return exercise
+
+
 def partly_unchecked() -> nbformat.NotebookNode:
     exercise = small_exercise()  # exercise 1's check passes, but says a part of it went unchecked
     exercise.cells[3].source += "\ngrading.not_checked('the torch half: PyTorch is not installed')"
@@ -501,7 +530,7 @@ SLIPS = {"91_as_given.ipynb": small_exercise, "92_hanging.ipynb": hanging, "93_c
          "94_checks_that_did_not_run.ipynb": checks_that_did_not_run,
          "95_blank_under_a_deleted_check.ipynb": blank_under_a_deleted_check, "96_more_slips.ipynb": more_slips,
          "97_partly_unchecked.ipynb": partly_unchecked, "98_crashing.ipynb": crashing,
-         "99_answer_above_its_blank.ipynb": answer_above_its_blank}
+         "99_answer_above_its_blank.ipynb": answer_above_its_blank, "90_checks_changed.ipynb": checks_changed}
 
 
 @pytest.fixture(scope="module")
@@ -596,6 +625,13 @@ def test_a_check_marked_to_raise_checks_nothing_and_the_learners_own_error_is_na
     ], out
 
 
+def test_a_check_a_learner_changed_is_no_pass(slips):
+    out, rows = slips
+    changed = "not checked: its check cell was changed from the one handed out: put it back as it was"
+    assert rows["90_checks_changed.ipynb"][:2] == [f"  Exercise 1: right         {changed}",
+                                                  f"  Exercise 2: wrong         {changed}"], out
+
+
 def test_an_answer_above_its_blank_is_told_to_move_into_it(slips):
     out, rows = slips
     assert rows["99_answer_above_its_blank.ipynb"][2] == (
@@ -618,7 +654,7 @@ def test_a_commented_out_check_is_no_check_cell():
 def test_the_last_line_counts_every_notebooks_exercises(slips):
     out, _ = slips
     assert table_of(out)[-1] == (
-        "36 exercises: 3 passed, 15 failed, 1 in progress, 5 not started, 6 not checked, 6 not run"), out
+        "40 exercises: 3 passed, 16 failed, 1 in progress, 6 not started, 8 not checked, 6 not run"), out
 
 
 @PYTEST_INTERFACE

@@ -14,6 +14,9 @@
   the metadata). An exercise's heading cell records its row (``metadata["tinyad"]["exercise"]``),
   so the row stays whatever the learner writes over the heading, and the ids of the exercise's
   code cells (``metadata["tinyad"]["cells"]``), so the table can tell a cell the learner added.
+  A check cell records its fingerprint (``metadata["tinyad"]["check"]``), so the table can tell
+  a check the learner changed (wrapped in a ``try``, its expected value edited) from the one
+  handed out.
 - ``normalise(nb)``: the one notebook metadata the course keeps (the ``python3``
   kernelspec, the language name) and, per cell, only its tags and ``metadata["tinyad"]`` (an
   answer cell's blanks and number; an exercise heading cell's row and code cells, ``{"exercise":
@@ -38,7 +41,8 @@ import nbformat
 from nbformat import NotebookNode
 
 from tinyad.course.score_table import (  # what the table reads
-    BLANKS_KEY, EDITED_EXERCISE, EXERCISE, STUB_COMMENT, blank_line, exercise_headings, exercises_of, is_check_cell,
+    BLANKS_KEY, EDITED_EXERCISE, EXERCISE, STUB_COMMENT, blank_line, exercise_headings, exercises_of, fingerprint,
+    is_check_cell,
 )
 
 BEGIN_SOLUTION = re.compile(r"^\s*#+\s*BEGIN SOLUTION\s*$")
@@ -203,6 +207,8 @@ def make_exercise(solution: NotebookNode, name: str = "notebook") -> NotebookNod
             cell.source = drop_hidden_tests(cell.source, where)
             cell.outputs = []
             cell.execution_count = None
+            if id(cell) in number and is_check_cell(cell):  # a check as handed out, to tell one changed
+                cell.metadata[BLANKS_KEY] = {**cell.metadata.get(BLANKS_KEY, {}), "check": fingerprint(cell.source)}
         elif cell.cell_type == "markdown":
             cell.source = clear_solutions(cell.source, MARKDOWN_STUB, where)
             if headings[index] and headings[index][0] == index:  # an exercise's heading cell: its row,

@@ -26,9 +26,11 @@ helper (outside a comment) or carry the tag ``check`` (``is_check_cell``). Its r
   says to write it in the blank's place);
 - ``not checked``: every cell that is left ran without an error and no blank is left, but no
   check cell ran as a check: it was deleted, skipped (``# NBVAL_SKIP``), marked to raise (nbval
-  passes such a cell when it raises), or cut off from the exercise by a level-2 heading
-  written above it; or a check cell said what it left unchecked (``grading.not_checked``, as
-  lesson 03's does for its PyTorch half where PyTorch is missing);
+  passes such a cell when it raises), cut off from the exercise by a level-2 heading
+  written above it, or changed from the check handed out (wrapped in a ``try``, its expected
+  value edited: an exercise notebook records each check cell's ``fingerprint``, in
+  ``metadata["tinyad"]["check"]``); or a check cell said what it left unchecked
+  (``grading.not_checked``, as lesson 03's does for its PyTorch half where PyTorch is missing);
 - ``not run``: nbval did not run its cells, because an earlier cell stopped the kernel (a
   crash, or a timeout), or pytest stopped before them (``-x``, ``--maxfail``, Ctrl-C): every
   notebook pytest collected has its rows;
@@ -44,6 +46,7 @@ also counts nbgrader's bare ``raise NotImplementedError()`` under its ``# YOUR C
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 from dataclasses import dataclass, field
@@ -103,10 +106,25 @@ def blanks_in(source: str) -> int:
 
 
 def is_check_cell(cell: Any) -> bool:
-    """A code cell that calls ``grading.<helper>(...)`` (not in a comment) or is tagged ``check``."""
+    """A code cell that calls ``grading.<helper>(...)`` (not in a comment), is tagged ``check``, or
+    was handed out as a check (its fingerprint in its metadata), whatever it was rewritten to."""
     if cell.cell_type != "code":
         return False
-    return CHECK_TAG in cell.metadata.get("tags", []) or bool(CHECK_CALL.search(cell.source))
+    return (CHECK_TAG in cell.metadata.get("tags", []) or bool(CHECK_CALL.search(cell.source))
+            or "check" in course_metadata(cell))
+
+
+def fingerprint(source: str) -> str:
+    """A check cell's source, summed up: the same for the same lines, whatever the spaces at their ends."""
+    lines = "\n".join(line.rstrip() for line in source.strip("\n").splitlines())
+    return hashlib.sha256(lines.encode()).hexdigest()[:16]
+
+
+def changed_check(cell: Any) -> bool:
+    """Whether a check cell differs from the check handed out (its recorded fingerprint): wrapped in
+    a ``try``, its expected value edited. An exercise notebook records one on each check cell."""
+    recorded = course_metadata(cell).get("check")
+    return recorded is not None and recorded != fingerprint(cell.source)
 
 
 def may_raise(cell: Any) -> bool:
@@ -157,6 +175,8 @@ class Exercise:
             if self.checked < checks:
                 return NOT_CHECKED, ("its check cell was skipped or marked to raise: remove its NBVAL_SKIP, "
                                      "NBVAL_RAISES_EXCEPTION or raises-exception")
+            if any(map(changed_check, self.cells)):
+                return NOT_CHECKED, "its check cell was changed from the one handed out: put it back as it was"
             return PASSED, ""
         name, message = self.failure
         if name in BLANK_ERRORS:
@@ -210,15 +230,16 @@ class Exercise:
 def course_metadata(cell: Any) -> dict:
     """What the exercise notebook recorded on ``cell`` (``metadata["tinyad"]``), each field only if it
     still has the form the course wrote: ``blanks`` a whole number >= 0, ``answer`` a whole number,
-    ``exercise`` a row's name, ``Exercise N: title``, and ``cells`` the ids of the code cells the
-    exercise was handed out with (a list of strings). JupyterLab's metadata editor lets a learner
+    ``exercise`` a row's name, ``Exercise N: title``, ``cells`` the ids of the code cells the
+    exercise was handed out with (a list of strings), and ``check`` a check cell's ``fingerprint``
+    as handed out. JupyterLab's metadata editor lets a learner
     write anything there; a field edited into another form is read as absent, as in a notebook
     made before the course recorded it."""
     recorded = cell.metadata.get(BLANKS_KEY)
     if not isinstance(recorded, dict):
         return {}
     kept = {}
-    for key, wanted in (("blanks", int), ("answer", int), ("exercise", str), ("cells", list)):
+    for key, wanted in (("blanks", int), ("answer", int), ("exercise", str), ("cells", list), ("check", str)):
         value = recorded.get(key)
         if type(value) is wanted:  # not isinstance: True is an int, and counts no blank
             kept[key] = value
