@@ -273,6 +273,15 @@ def test_a_check_changed_from_the_one_handed_out_checks_nothing():
         assert score_table.is_check_cell(check) and exercise.status() == changed, rewritten
 
 
+def test_a_check_cell_with_a_blank_in_it_has_no_fingerprint():
+    # The learner writes in it: a fingerprint would read the answer as a changed check.
+    cells = [v4.new_markdown_cell("## Exercise 1: x"),
+             v4.new_code_cell("got = 2 * 2\n### BEGIN SOLUTION\nx = 4\n### END SOLUTION\n"
+                              "grading.check_close(x, 4.0, 'x', 'x', 'four')")]
+    cell = nbtools.make_exercise(v4.new_notebook(cells=cells)).cells[1]
+    assert score_table.is_check_cell(cell) and cell.metadata["tinyad"] == {"blanks": 1, "answer": 1}
+
+
 def test_exercise_notebooks_record_each_answer_cells_blanks():
     # Made afresh from the solutions: exercises/ may hold a learner's work, blanks filled in.
     counted, numbered = {}, {}

@@ -207,7 +207,8 @@ def make_exercise(solution: NotebookNode, name: str = "notebook") -> NotebookNod
             cell.source = drop_hidden_tests(cell.source, where)
             cell.outputs = []
             cell.execution_count = None
-            if id(cell) in number and is_check_cell(cell):  # a check as handed out, to tell one changed
+            # A check as handed out, to tell one changed (not one with a blank: the learner writes in it).
+            if id(cell) in number and is_check_cell(cell) and BLANKS_KEY not in cell.metadata:
                 cell.metadata[BLANKS_KEY] = {**cell.metadata.get(BLANKS_KEY, {}), "check": fingerprint(cell.source)}
         elif cell.cell_type == "markdown":
             cell.source = clear_solutions(cell.source, MARKDOWN_STUB, where)
