@@ -51,9 +51,8 @@ from pathlib import Path
 from nbformat import NotebookNode
 
 import nbtools
-from tinyad.course.score_table import BLANKS_KEY, exercise_headings
+from tinyad.course.score_table import COURSE_KEY, exercise_headings
 
-COURSE_KEY = BLANKS_KEY  # the course's own cell metadata, {"blanks": ..., "points": ...}
 POINTS = "points"
 SCHEMA_VERSION = 3  # nbgrader 0.9's cell metadata
 LESSON_FOLDER = "lesson"

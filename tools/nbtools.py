@@ -20,7 +20,7 @@
 - ``normalise(nb)``: the one notebook metadata the course keeps (the ``python3``
   kernelspec, the language name) and, per cell, only its tags and ``metadata["tinyad"]`` (an
   answer cell's blanks and number; an exercise heading cell's row and code cells, ``{"exercise":
-  "Exercise 2: ...", "cells": [...]}``), so
+  "Exercise 2: ...", "cells": [...]}``; a check cell's fingerprint, ``{"check": ...}``), so
   writing a notebook twice gives the same bytes; no cell's source ends in a blank line. No widget state and no widget views are
   stored: opened trusted but not run, JupyterLab would draw them as dead widgets, where the
   text form each widget output carries beside its view reads well (the stepper's sentence,
@@ -41,7 +41,7 @@ import nbformat
 from nbformat import NotebookNode
 
 from tinyad.course.score_table import (  # what the table reads
-    BLANKS_KEY, EDITED_EXERCISE, EXERCISE, STUB_COMMENT, blank_line, exercise_headings, exercises_of, fingerprint,
+    COURSE_KEY, EDITED_EXERCISE, EXERCISE, STUB_COMMENT, blank_line, exercise_headings, exercises_of, fingerprint,
     is_check_cell,
 )
 
@@ -123,8 +123,8 @@ def normalise(nb: NotebookNode) -> NotebookNode:
             tags.append(RAISES_TAG)
         if tags:
             kept["tags"] = tags
-        if BLANKS_KEY in cell.metadata:
-            kept[BLANKS_KEY] = dict(cell.metadata[BLANKS_KEY])
+        if COURSE_KEY in cell.metadata:
+            kept[COURSE_KEY] = dict(cell.metadata[COURSE_KEY])
         cell.metadata = nbformat.from_dict(kept)
         for output in cell.get("outputs", []):
             output.get("data", {}).pop(WIDGET_VIEW, None)
@@ -202,21 +202,21 @@ def make_exercise(solution: NotebookNode, name: str = "notebook") -> NotebookNod
             if has_solution(cell):
                 blanks = sum(bool(BEGIN_SOLUTION.match(line)) for line in cell.source.splitlines())
                 answers += 1
-                cell.metadata[BLANKS_KEY] = {"blanks": blanks, "answer": answers}
+                cell.metadata[COURSE_KEY] = {"blanks": blanks, "answer": answers}
             cell.source = clear_solutions(cell.source, code_stub(number.get(id(cell))), where)
             cell.source = drop_hidden_tests(cell.source, where)
             cell.outputs = []
             cell.execution_count = None
             # A check as handed out, to tell one changed (not one with a blank: the learner writes in it).
-            if id(cell) in number and is_check_cell(cell) and BLANKS_KEY not in cell.metadata:
-                cell.metadata[BLANKS_KEY] = {**cell.metadata.get(BLANKS_KEY, {}), "check": fingerprint(cell.source)}
+            if id(cell) in number and is_check_cell(cell) and COURSE_KEY not in cell.metadata:
+                cell.metadata[COURSE_KEY] = {**cell.metadata.get(COURSE_KEY, {}), "check": fingerprint(cell.source)}
         elif cell.cell_type == "markdown":
             cell.source = clear_solutions(cell.source, MARKDOWN_STUB, where)
             if headings[index] and headings[index][0] == index:  # an exercise's heading cell: its row,
                 # as the table names it, kept there in case the learner rewrites the heading, and the
                 # code cells handed out with it, so the table can tell a cell the learner added
                 handed_out = [c.id for c, h in zip(nb.cells, headings) if h == headings[index] and c.cell_type == "code"]
-                cell.metadata[BLANKS_KEY] = {**cell.metadata.get(BLANKS_KEY, {}), "exercise": headings[index][1],
+                cell.metadata[COURSE_KEY] = {**cell.metadata.get(COURSE_KEY, {}), "exercise": headings[index][1],
                                              "cells": handed_out}
     return normalise(nb)
 

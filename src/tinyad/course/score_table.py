@@ -62,8 +62,11 @@ from tinyad.course.grading import NO_ERROR, NOT_CHECKED as NOT_CHECKED_SAID
 PASSED, FAILED, IN_PROGRESS, NOT_STARTED, NOT_CHECKED, NOT_RUN = (
     "passed", "failed", "in progress", "not started", "not checked", "not run")
 STUB_COMMENT = "# YOUR CODE HERE"  # the first line of a code blank (nbgrader's)
-BLANKS_KEY = "tinyad"  # an answer cell's metadata: {"blanks": code blanks it was given, "answer": its number}
-# ... and an exercise heading cell's: {"exercise": "Exercise N: title"}, the row whatever the learner made of the heading
+# The course's own cell metadata (``course_metadata`` reads it): an answer cell's {"blanks": code blanks it
+# was given, "answer": its number}; an exercise heading cell's {"exercise": "Exercise N: title", "cells":
+# [the ids of its code cells]}, its row whatever the learner made of the heading; a check cell's
+# {"check": its fingerprint}; and in the nbgrader course a heading cell's {"points": ...}.
+COURSE_KEY = "tinyad"
 EXERCISE = re.compile(r"^##\s+(Exercise\s+\d+\s*:.*?)\s*$", re.MULTILINE)  # as the solutions write it
 SECTION = re.compile(r"^##\s", re.MULTILINE)
 RECORDED_EXERCISE = re.compile(r"^Exercise \d+(: .*)?$")  # a heading cell's recorded row, as make_exercise writes it
@@ -235,7 +238,7 @@ def course_metadata(cell: Any) -> dict:
     as handed out. JupyterLab's metadata editor lets a learner
     write anything there; a field edited into another form is read as absent, as in a notebook
     made before the course recorded it."""
-    recorded = cell.metadata.get(BLANKS_KEY)
+    recorded = cell.metadata.get(COURSE_KEY)
     if not isinstance(recorded, dict):
         return {}
     kept = {}
