@@ -7,8 +7,9 @@ One SGD step of the MLP 64-128-10 at batch 64 (float64), as in ``tensor_bench.py
 name a learner's slips left out, one family more on each line (each line leaves out its own
 family and every family above it). A family is left out by putting a function that checks
 nothing in place of the engine's, for the time of that line's runs only; the engine's files
-are not changed. The contenders take turns in every repetition, and each ratio is the median,
-over the repetitions, of a line's time over NumPy's in the same repetition.
+are not changed. The lines are timed as ``tensor_bench.measure`` times its contenders, taking
+turns in every repetition, and each ratio is the median, over the repetitions, of a line's time
+over NumPy's in the same repetition (``tensor_bench.median_ratio``).
 
 What is left on the last line is the graph itself (nodes, rules, the walk), the array API's
 generality (the labels made one-hot, where NumPy alone would index), and the checks too woven into the code to leave out this way (``accumulate``'s,
@@ -24,7 +25,6 @@ for _name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
 
 import contextlib  # noqa: E402
 import statistics  # noqa: E402
-import time  # noqa: E402
 from typing import Any, Callable, Iterator  # noqa: E402
 
 import numpy as np  # noqa: E402
@@ -32,7 +32,7 @@ import numpy as np  # noqa: E402
 import tinyad.optim  # noqa: E402
 import tinyad.tensor.functional  # noqa: E402
 import tinyad.tensor.tensor  # noqa: E402
-from tensor_bench import mlp_data, numpy_mlp, tinyad_mlp  # noqa: E402  (beside this script)
+from tensor_bench import measure, median_ratio, mlp_data, numpy_mlp, tinyad_mlp  # noqa: E402  (beside this script)
 
 
 def labels_one_hot_unchecked(targets: Any, logits: Any) -> Any:
@@ -83,6 +83,9 @@ def left_out(families: int) -> Iterator[None]:
             setattr(module, name, original)
 
 
+STEPS = 100  # training steps per timed call: a line's checks are left out around them all, not around each
+
+
 def main() -> None:
     sizes, batch = [64, 128, 10], 64
     x, labels = mlp_data(sizes[0], batch, sizes[-1], np.float64)
@@ -94,19 +97,21 @@ def main() -> None:
         with left_out(families):
             losses.append(step(x, labels))
     assert max(losses) - min(losses) < 1e-9, f"the lines disagree: {losses}"
-    times: list[list[float]] = [[] for _ in lines]
-    for _ in range(31):  # taking turns, so a busy moment hits every line
-        for seconds, (_, step, families) in zip(times, lines):
+
+    def steps_without(step: Callable, families: int) -> Callable[[], None]:
+        def run() -> None:
             with left_out(families):
-                start = time.perf_counter()
-                for _ in range(100):
+                for _ in range(STEPS):
                     step(x, labels)
-                seconds.append((time.perf_counter() - start) / 100)
-    print(f"MLP {'-'.join(map(str, sizes))}, batch {batch}, float64: one SGD step, median of 31 x 100; "
+        return run
+
+    # tensor_bench's timing: the lines take turns in every repetition, a different one first each time.
+    times = measure({name: steps_without(step, families) for name, step, families in lines}, repeats=31, inner=1)
+    print(f"MLP {'-'.join(map(str, sizes))}, batch {batch}, float64: one SGD step, median of 31 x {STEPS}; "
           "each line leaves out the checks above it too")
-    for (name, _, _), seconds in zip(lines, times):
-        ratio = statistics.median(t / n for t, n in zip(seconds, times[0]))
-        print(f"{name:<66} {statistics.median(seconds) * 1e6:7.1f} us   {ratio:.2f}x numpy")
+    for name, _, _ in lines:
+        microseconds = statistics.median(times[name]) / STEPS * 1e6
+        print(f"{name:<66} {microseconds:7.1f} us   {median_ratio(times, name, floor=lines[0][0]):.2f}x numpy")
 
 
 if __name__ == "__main__":

@@ -200,7 +200,8 @@ def test_every_kernel_is_shut_down_between_notebooks():
     import threading
 
     asked: list[tuple[str, str]] = []
-    sessions = [{"id": "a1", "kernel": {"id": "k1"}}, {"id": "b2", "kernel": {"id": "k2"}}]
+    sessions = [{"id": "a1", "path": "notebooks/01_value.ipynb"}, {"id": "b2", "path": "notebooks/02_backward.ipynb"}]
+    answers = {"a1": 404, "b2": 204}  # a1 ended between the list and its turn: nothing to do
 
     class Jupyter(http.server.BaseHTTPRequestHandler):
         def do_GET(self):  # noqa: N802  (the handler's names are http.server's)
@@ -213,7 +214,8 @@ def test_every_kernel_is_shut_down_between_notebooks():
 
         def do_DELETE(self):  # noqa: N802
             asked.append(("DELETE", self.path))
-            self.send_response(204)
+            self.send_response(answers[self.path.split("/")[-1].split("?")[0]])
+            self.send_header("Content-Length", "0")
             self.end_headers()
 
         def log_message(self, *args):
@@ -223,8 +225,12 @@ def test_every_kernel_is_shut_down_between_notebooks():
     threading.Thread(target=server.serve_forever, daemon=True).start()
     try:
         api = f"http://127.0.0.1:{server.server_port}/api/{{}}?token=t"
-        check.shut_down_kernels(check.Lab(server=None, url="", env={}, api=api))
+        lab = check.Lab(server=None, url="", env={}, api=api)
+        check.shut_down_kernels(lab)
+        assert asked == [("GET", "/api/sessions?token=t"), ("DELETE", "/api/sessions/a1?token=t"),
+                         ("DELETE", "/api/sessions/b2?token=t")]
+        answers["b2"] = 500  # any other refusal is named, not a traceback from urllib
+        with pytest.raises(check.CheckFailed, match="kernel of notebooks/02_backward.ipynb: HTTP 500"):
+            check.shut_down_kernels(lab)
     finally:
         server.shutdown()
-    assert asked == [("GET", "/api/sessions?token=t"), ("DELETE", "/api/sessions/a1?token=t"),
-                     ("DELETE", "/api/sessions/b2?token=t")]

@@ -47,6 +47,7 @@ import sys
 import tempfile
 import time
 import traceback
+import urllib.error
 import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
@@ -100,7 +101,7 @@ class Lab:
     server: subprocess.Popen
     url: str
     env: dict
-    api: str = ""  # the address of its REST API (``{}``: the path under ``/api/``), token included
+    api: str  # the address of its REST API (``{}``: the path under ``/api/``), token included
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -224,8 +225,13 @@ def shut_down_kernels(lab: Lab) -> None:
         sessions = json.load(answer)
     for session in sessions:
         ending = urllib.request.Request(lab.api.format(f"sessions/{session['id']}"), method="DELETE")
-        with urllib.request.urlopen(ending, timeout=30):
-            pass
+        try:
+            with urllib.request.urlopen(ending, timeout=30):
+                pass
+        except urllib.error.HTTPError as refused:
+            if refused.code != 404:  # 404: the session ended between the list and now
+                raise CheckFailed(f"JupyterLab would not shut down the kernel of {session.get('path', session['id'])}: "
+                                  f"HTTP {refused.code} {refused.reason}") from None
 
 
 def free_port() -> int:

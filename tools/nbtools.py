@@ -41,7 +41,7 @@ import nbformat
 from nbformat import NotebookNode
 
 from tinyad.course.score_table import (  # what the table reads
-    COURSE_KEY, EDITED_EXERCISE, EXERCISE, STUB_COMMENT, blank_line, exercise_headings, exercises_of, fingerprint,
+    COURSE_KEY, EDITED_EXERCISE, EXERCISE, STUB_COMMENT, Exercise, blank_line, exercise_headings, fingerprint,
     is_check_cell,
 )
 
@@ -193,22 +193,23 @@ def check_exercises(solution: NotebookNode, name: str) -> None:
 def make_exercise(solution: NotebookNode, name: str = "notebook") -> NotebookNode:
     """The learner's notebook made from a solution notebook (which is left unchanged)."""
     nb = copy.deepcopy(solution)
-    number = {id(cell): exercise.number for exercise in exercises_of(nb.cells) for cell in exercise.cells}
     headings = exercise_headings(nb.cells)  # (index of the heading cell, its row) for each cell
     answers = 0  # answer cells so far: each is numbered, so the table knows a split one's parts
     for index, cell in enumerate(nb.cells):
         where = f"{name}, cell {index}"
         if cell.cell_type == "code":
-            if has_solution(cell):
+            number = Exercise(headings[index][1]).number if headings[index] else None  # None: outside them
+            answer = has_solution(cell)
+            if answer:
                 blanks = sum(bool(BEGIN_SOLUTION.match(line)) for line in cell.source.splitlines())
                 answers += 1
                 cell.metadata[COURSE_KEY] = {"blanks": blanks, "answer": answers}
-            cell.source = clear_solutions(cell.source, code_stub(number.get(id(cell))), where)
+            cell.source = clear_solutions(cell.source, code_stub(number), where)
             cell.source = drop_hidden_tests(cell.source, where)
             cell.outputs = []
             cell.execution_count = None
             # A check as handed out, to tell one changed (not one with a blank: the learner writes in it).
-            if id(cell) in number and is_check_cell(cell) and COURSE_KEY not in cell.metadata:
+            if number and is_check_cell(cell) and not answer:
                 cell.metadata[COURSE_KEY] = {**cell.metadata.get(COURSE_KEY, {}), "check": fingerprint(cell.source)}
         elif cell.cell_type == "markdown":
             cell.source = clear_solutions(cell.source, MARKDOWN_STUB, where)
