@@ -126,6 +126,16 @@ def test_gradcheck_refuses_inputs_and_outputs_that_are_not_nodes():
         gradcheck(lambda x: [x], Value(1.0))
 
 
+def test_gradcheck_given_a_result_where_the_function_belongs_says_so():
+    # gradcheck(f(x), x) failed inside gradcheck with "'Value' object is not callable".
+    x, t = Value(1.5), Tensor([1.5], requires_grad=True)
+    with pytest.raises(TypeError, match=r"gradcheck needs a function first, got a Value \(Value\(data=3.*"
+                                        r"not its result: gradcheck\(f, x\), not gradcheck\(f\(x\), x\)"):
+        gradcheck(x * 2, x)
+    with pytest.raises(TypeError, match="gradcheck needs a function first, got a Tensor"):
+        gradcheck((t * 2).sum(), t)
+
+
 def test_gradcheck_catches_a_wrong_gradient_and_names_the_element():
     x = Tensor(np.array([[0.5, -1.0], [2.0, 0.3]]), requires_grad=True)
 

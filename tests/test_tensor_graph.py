@@ -408,6 +408,14 @@ def test_checkpoint_whose_fn_cuts_its_input_off_passes_zero_behind_it():
     assert np.array_equal(a.grad, np.zeros((2, 3))) and w.grad is not None
 
 
+def test_checkpoint_given_a_blocks_result_where_the_block_belongs_says_so():
+    # checkpoint(block(h), h) failed inside checkpoint with "'Tensor' object is not callable".
+    h = Tensor([1.0, 2.0], requires_grad=True)
+    with pytest.raises(TypeError, match=r"checkpoint needs a function first, got a Tensor \(Tensor\(\[2\., 4\.\].*"
+                                        r"not its result: checkpoint\(f, x\), not checkpoint\(f\(x\), x\)"):
+        checkpoint(h * 2, h)
+
+
 def test_checkpoint_refuses_an_interior_tensor_captured_from_outside():
     # h needs a gradient and is not passed in: the checkpoint node does not know it
     # depends on h, so the walk could finish h before the recomputation adds its share.

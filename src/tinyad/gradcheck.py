@@ -23,7 +23,7 @@ import numpy as np
 
 from tinyad import graph
 from tinyad.tensor.backend import NUMPY, to_numpy
-from tinyad.validation import check_setting, type_name
+from tinyad.validation import check_function, check_setting, type_name
 
 
 def _scalar(out: Any) -> float:
@@ -70,6 +70,7 @@ def gradcheck(
     to. (Not those of parameters read only inside a ``checkpoint`` block in ``f``: the block's
     recomputation during backward is the first to find them, and fills their gradients.)
     """
+    check_function(f, "gradcheck")
     if not inputs:
         raise ValueError("gradcheck needs at least one input")
     eps = check_setting("gradcheck's eps", eps, low=0.0, high=1.0, low_allowed=False)  # the step

@@ -1,5 +1,5 @@
-"""Argument checks shared by the networks, the optimisers, gradcheck, the data sets and the
-two engines' constructors (``as_real``: which numbers ``Value`` and ``Tensor`` take).
+"""Argument checks shared by the networks, the optimisers, gradcheck, checkpoint, the data sets and
+the two engines' constructors (``as_real``: which numbers ``Value`` and ``Tensor`` take).
 
 A size that is 0, negative or not a whole number would otherwise surface later as a
 ZeroDivisionError in an initialiser or an empty network that returns its input; a
@@ -25,6 +25,17 @@ def type_name(x: Any) -> str:
     if library != "tinyad" and cls.__name__ in ("Tensor", "Value"):
         return f"{library}.{cls.__name__}"
     return cls.__name__
+
+
+def check_function(f: Any, who: str) -> None:
+    """A TypeError unless ``f`` can be called: where a function belongs, its result (``gradcheck(f(x),
+    x)``) would otherwise fail inside ``who``, in Python's words ("'Value' object is not callable")."""
+    if not callable(f):
+        raise TypeError(
+            f"{who} needs a function first, got a {type_name(f)} ({f!r:.60}): pass the function itself, "
+            f"not its result: {who}(f, x), not {who}(f(x), x) (an expression becomes a function with "
+            f"lambda: {who}(lambda x: x * 2, x))"
+        )
 
 
 def check_flag(value: Any, name: str) -> bool:

@@ -114,6 +114,9 @@ MUTANTS = {
             "the lambda reads the segment late": [
                 ("h = checkpoint(lambda t, segment=segment: run_blocks(segment, t), h)",
                  "h = checkpoint(lambda t: run_blocks(layers[start:start + size], t), h)")],
+            "the segment's result passed where its function belongs": [
+                ("h = checkpoint(lambda t, segment=segment: run_blocks(segment, t), h)",
+                 "h = checkpoint(run_blocks(segment, h), h)")],
             "no checkpoint": """
                 return run_blocks(layers, x)
             """,

@@ -34,11 +34,12 @@ from typing import Callable
 
 from tinyad.tensor import grad_mode
 from tinyad.tensor.tensor import Tensor
-from tinyad.validation import type_name
+from tinyad.validation import check_function, type_name
 
 
 def checkpoint(fn: Callable[..., Tensor], *tensors: Tensor) -> Tensor:
     """``fn(*tensors)``, but its intermediates are recomputed in backward instead of kept."""
+    check_function(fn, "checkpoint")
     for i, t in enumerate(tensors):
         if not isinstance(t, Tensor):
             raise TypeError(f"checkpoint: argument {i} must be a Tensor, got {type_name(t)}")
