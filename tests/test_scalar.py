@@ -6,6 +6,7 @@ Each op's gradient, against finite differences and PyTorch, is a row of tests/op
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 import pytest
@@ -377,6 +378,38 @@ def test_a_value_formats_as_its_number_and_refuses_to_be_a_float_or_ordered():
     for compare in (lambda: v > 0, lambda: 0 <= v, lambda: v < Value(1.0), lambda: max([v, Value(1.0)])):
         with pytest.raises(TypeError, match=r"Values have no order: compare their numbers.*v\.relu\(\)"):
             compare()
+
+
+@pytest.mark.parametrize("call, instead", [
+    # Before: "operand 'Value' does not support ufuncs (__array_ufunc__=None)".
+    ("np.tanh(v)", r"v\.tanh\(\)"),
+    ("np.exp(v)", r"v\.exp\(\)"),
+    ("np.maximum(v, 0)", r"v\.relu\(\) for np\.maximum\(v, 0\)"),
+    ("np.sqrt(v)", r"v \*\* 0\.5"),
+    ("np.absolute(v)", r"its own ops \(v\.exp\(\), v\.tanh\(\), v \*\* 2\)"),
+])
+def test_a_numpy_function_of_a_value_is_refused_with_what_to_write_instead(call, instead):
+    v = Value(0.5)
+    with pytest.raises(TypeError, match=rf"NumPy cannot follow a Value's graph \({re.escape(call[:call.index('(')])} "
+                                        rf"of a Value\): use {instead}, or v\.data for its number"):
+        eval(call)
+
+
+def test_numpys_numbers_and_arrays_meet_a_value_as_before():
+    # NumPy's operators go on to the Value's reflected ones, as Python's numbers do.
+    v = Value(2.0)
+    for got, expected in [(np.float64(3.0) * v, 6.0), (np.float64(3.0) - v, 1.0),
+                          (np.float64(3.0) / v, 1.5), (np.float64(3.0) + v, 5.0)]:
+        assert isinstance(got, Value) and got.data == expected
+    with pytest.raises(TypeError, match=r"Value\(\) needs a real number, got ndarray"):
+        np.array([1.0, 2.0]) + v  # not an array of Values, made in silence
+    with pytest.raises(TypeError, match="Values have no order"):
+        np.float64(1.0) < v
+    # No == of its own: compared by identity, as before (an array of Values is NumPy's to compare).
+    assert (np.float64(2.0) == v, np.array([2.0]) == v, np.float64(2.0) != v) == (False, False, True)
+    # Arrays of Values are arrays of objects: NumPy calls each Value's own ops.
+    assert [u.data for u in np.tanh(np.array([v, v]))] == [math.tanh(2.0)] * 2
+    assert np.sum([v, v]).data == 4.0
 
 
 def test_a_number_to_the_power_of_a_value_says_how_to_write_it():

@@ -806,6 +806,52 @@ def test_a_tensor_formats_as_its_number_and_is_no_float_no_numpy_array_and_has_n
     assert w[w.data > 0].shape == (6,)  # the mask the message suggests
 
 
+@pytest.mark.parametrize("call, instead", [
+    # Before: "Tensor.sum() got an unexpected keyword argument 'out'" (NumPy calls t.sum(axis=None, out=None)).
+    ("np.sum(t)", r"t\.sum\(\.\.\.\)"),
+    ("np.mean((t - 1) ** 2)", r"t\.mean\(\.\.\.\)"),
+    ("np.max(t, axis=0)", r"t\.max\(\.\.\.\)"),
+    # Before: "transpose axes (None,) are not a permutation of the axes of shape (2, 3)".
+    ("np.transpose(w)", r"t\.transpose\(\.\.\.\)"),
+    # Before: "operand 'Tensor' does not support ufuncs (__array_ufunc__=None)".
+    ("np.exp(t)", r"t\.exp\(\)"),
+    ("np.tanh(w)", r"t\.tanh\(\)"),
+    ("np.maximum(t, 0)", r"t\.relu\(\) for np\.maximum\(t, 0\)"),
+    ("np.sqrt(t)", r"t \*\* 0\.5"),
+    ("np.matmul(t, w)", "t @ w"),
+    ("np.dot(t, w)", "t @ w"),
+    ("np.add.reduce(t)", r"its own ops \(t\.exp\(\), t\.tanh\(\), t \*\* 2\)"),
+    ("np.clip(t, 0, 1)", r"its own ops \(t\.exp\(\), t\.tanh\(\), t \*\* 2\)"),
+])
+def test_a_numpy_function_of_a_tensor_is_refused_with_what_to_write_instead(call, instead):
+    t, w = Tensor([1.0, 2.0], requires_grad=True), Tensor(np.ones((2, 3)), requires_grad=True)
+    name = call[:call.index("(")]
+    with pytest.raises(TypeError, match=rf"NumPy cannot follow a Tensor's graph \({re.escape(name)} of a Tensor\): "
+                                        rf"use {instead}.*or t\.data for the array"):
+        eval(call)
+
+
+def test_numpys_operators_with_a_tensor_on_the_right_are_the_tensors_own():
+    # array + t is NumPy's np.add(array, t), which hands it to t.__radd__, as Python does 2 + t.
+    t = Tensor([1.0, 2.0], requires_grad=True)
+    for got, expected in [(np.array([3.0, 4.0]) + t, [4.0, 6.0]), (np.float64(2.0) * t, [2.0, 4.0]),
+                          (np.array([3.0, 4.0]) - t, [2.0, 2.0]), (np.array([2.0, 2.0]) / t, [2.0, 1.0]),
+                          (np.float64(2.0) ** t, [2.0, 4.0]), (np.ones((1, 2)) @ t, [3.0])]:
+        assert isinstance(got, Tensor) and got.requires_grad and np.array_equal(got.data, expected)
+    (np.float64(3.0) * t).sum().backward()
+    assert np.array_equal(t.grad, [3.0, 3.0])
+    with pytest.raises(TypeError, match="no <, <=, > or >="):
+        np.array([1.0, 1.0]) < t
+    with pytest.raises(TypeError, match="no == or !="):
+        np.array([1.0, 1.0]) == t
+    # An array's own += cannot hold a Tensor's graph: it names the array's in-place write.
+    total = np.zeros(2)
+    with pytest.raises(TypeError, match=r"\(np\.add of a Tensor, written into an array\): use a = a \+ t"):
+        total += t
+    # The questions about a shape need no graph, and keep their answers.
+    assert (np.shape(t), np.ndim(t), np.size(t)) == ((2,), 1, 2)
+
+
 def test_an_in_place_operator_on_a_parameter_is_refused_and_elsewhere_makes_a_new_node():
     # PyTorch's update, p -= lr * p.grad, rebound the loop's name and left the model as it was.
     p = Tensor([1.0, 2.0], requires_grad=True)

@@ -1,5 +1,7 @@
 """Argument checks shared by the networks, the optimisers, gradcheck, checkpoint, the data sets and
-the two engines' constructors (``as_real``: which numbers ``Value`` and ``Tensor`` take).
+the two engines' constructors (``as_real``: which numbers ``Value`` and ``Tensor`` take), and what
+both engines' nodes answer NumPy's functions: a refusal naming the op to write instead
+(``instead_of_numpy``), but for NumPy's operators (``numpy_operator``).
 
 A size that is 0, negative or not a whole number would otherwise surface later as a
 ZeroDivisionError in an initialiser or an empty network that returns its input; a
@@ -9,6 +11,7 @@ silently corrupt every number computed from it.
 
 from __future__ import annotations
 
+import inspect
 import math
 import numbers
 from typing import Any
@@ -121,3 +124,50 @@ def too_large_for_float(x: numbers.Real, who: str) -> ValueError:
     shown = f"an int of {len(str(abs(x)))} digits" if isinstance(x, int) else f"{x!r:.40}..."
     return ValueError(f"{who} needs a finite number, got {shown}, too large for a float (beyond "
                       "about 1.8e+308)")
+
+
+# NumPy's ufunc for each operator that Python reflects onto its right operand, and the method
+# Python would call there: ``array + t`` is NumPy's ``np.add(array, t)``, as ``2 + t`` is
+# ``t.__radd__(2)``.
+REFLECTED_OPERATORS = {
+    np.add: "__radd__", np.subtract: "__rsub__", np.multiply: "__rmul__", np.divide: "__rtruediv__",
+    np.power: "__rpow__", np.matmul: "__rmatmul__", np.less: "__gt__", np.less_equal: "__ge__",
+    np.greater: "__lt__", np.greater_equal: "__le__", np.equal: "__eq__", np.not_equal: "__ne__",
+}
+
+
+def numpy_operator(node: Any, ufunc: Any, method: str, inputs: tuple, kwargs: dict) -> str | None:
+    """The reflected method of ``node`` that NumPy's call of ``ufunc`` stands for, or None.
+
+    A node's ``__array_ufunc__`` asks: NumPy calls it for ``array + node`` (``np.add(array, node)``),
+    which is the node's own ``__radd__``, and for ``np.exp(node)``, which NumPy would compute
+    with numbers and no graph. Only an operator with the node on the right, not writing into an
+    array (``array += node``), and one the node's class defines, has a method to go on to.
+    """
+    name = REFLECTED_OPERATORS.get(ufunc)
+    if (name is None or method != "__call__" or kwargs or len(inputs) != 2 or inputs[1] is not node
+            or getattr(type(node), name) is getattr(object, name, None)):
+        return None
+    return name
+
+
+# What to write instead of NumPy's function of a node that has no method of that name; {0} is the
+# node ("t" or "v").
+OPS_INSTEAD_OF_NUMPY = {
+    "sqrt": "{0} ** 0.5", "square": "{0} ** 2", "power": "{0} ** n",
+    "maximum": "{0}.relu() for np.maximum({0}, 0)", "dot": "{0} @ w", "matmul": "{0} @ w",
+    "add": "{0} + u", "subtract": "{0} - u", "multiply": "{0} * u", "divide": "{0} / u", "negative": "-{0}",
+}
+
+
+def instead_of_numpy(kind: type, name: str, node: str) -> str:
+    """The op of a ``kind`` node ``node`` to write instead of NumPy's function ``name``: its method of
+    that name (``t.sum(...)`` for ``np.sum``, ``v.tanh()`` for ``np.tanh``), another op (``t ** 0.5``
+    for ``np.sqrt``), or a few."""
+    method = getattr(kind, name, None)
+    if not name.startswith("_") and callable(method):
+        takes = len(inspect.signature(method).parameters) > 1  # beyond self: an axis, a shape
+        return f"{node}.{name}({'...' if takes else ''})"
+    if name in OPS_INSTEAD_OF_NUMPY:
+        return OPS_INSTEAD_OF_NUMPY[name].format(node)
+    return f"its own ops ({node}.exp(), {node}.tanh(), {node} ** 2)"

@@ -8,6 +8,7 @@ MUTANTS = {
             "copies as parameters": [("return self.w + [self.b]", "return [Value(w.data) for w in self.w] + [Value(self.b.data)]")],
             "the bias first": [("return self.w + [self.b]", "return [self.b] + self.w")],
             "tanh even when nonlin is False": [("return act.tanh() if self.nonlin else act", "return act.tanh()")],
+            "NumPy's tanh": [("return act.tanh() if self.nonlin else act", "return np.tanh(act) if self.nonlin else act")],
             "the bias forgotten": [("act = self.b", "act = Value(0.0)")],
             "weights from .data": [("act = act + wi * xi", "act = act + Value(wi.data) * xi")],
         },

@@ -10,6 +10,8 @@ MUTANTS = {
                 if b.requires_grad:
                     b.accumulate(-out.grad * a.data / b.data ** 2)
             """,
+            "b squared with NumPy, the Tensor rather than its array": [
+                ("b.data ** 2, b.shape", "np.square(b), b.shape")],
             "the multiply's rule": """
                 a, b = out.parents
                 if a.requires_grad:

@@ -17,7 +17,8 @@ checked (a finite real number). An op passes its output's number, an empty label
 ``parents``, ``op``, ``backward_rule`` (and ``saved``, what the rule needs beyond the
 parents), in that order, and the constructor checks that the result is still finite (an
 overflow is an error that names the operation, never a silent inf). A plain number on
-either side of an operator becomes a constant leaf.
+either side of an operator becomes a constant leaf. NumPy's functions of a Value (``np.tanh(v)``)
+see only its number, so each is an error naming the Value's op to write instead (``v.tanh()``).
 
 Two choices here are for speed, and benchmarks/README.md measures both: the ops pass their
 arguments by position (Python passes keywords through a dict, which an op would build for
@@ -35,10 +36,10 @@ from __future__ import annotations
 import math
 import numbers
 from math import isfinite
-from typing import Callable, Union
+from typing import Any, Callable, Union
 
 from tinyad import graph
-from tinyad.validation import as_real, too_large_for_float, type_name
+from tinyad.validation import as_real, instead_of_numpy, numpy_operator, too_large_for_float, type_name
 
 Number = Union[int, float]
 Rule = Callable[["Value"], None]
@@ -55,9 +56,6 @@ class Value:
 
     # No per-node __dict__: a node is these eight slots and nothing more.
     __slots__ = ("data", "grad", "first", "second", "op", "label", "backward_rule", "saved")
-    # NumPy defers to Value's reflected operators, so ``array + v`` is refused by name
-    # instead of becoming an array of Values.
-    __array_ufunc__ = None
 
     def __init__(
         self,
@@ -137,6 +135,23 @@ class Value:
         )
 
     __le__ = __gt__ = __ge__ = __lt__
+
+    def __array_ufunc__(self, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any:
+        """NumPy's functions see numbers, not a Value's graph: ``np.tanh(v)`` is refused by name. An
+        operator with a Value on the right goes on to the Value, as for a number: ``x * v`` with
+        ``x`` a NumPy number is ``v.__rmul__(x)``, and ``array + v`` is refused there by name
+        instead of becoming an array of Values."""
+        reflected = numpy_operator(self, ufunc, method, inputs, kwargs)
+        if reflected:
+            return getattr(self, reflected)(inputs[0])
+        if ufunc.__name__ in ("equal", "not_equal"):  # no == of its own: Python's, by identity
+            return ufunc.__name__ == "not_equal"  # an array or a NumPy number is not this Value
+        name = ufunc.__name__ if method == "__call__" else f"{ufunc.__name__}.{method}"
+        raise TypeError(
+            f"NumPy cannot follow a Value's graph (np.{name} of a Value): use "
+            f"{instead_of_numpy(Value, name, 'v')}, or v.data for its number, a constant that no "
+            "gradient flows through"
+        )
 
     # -- arithmetic -------------------------------------------------------------
 

@@ -56,6 +56,9 @@ Decisions worth knowing:
 - A leaf's ``grad`` is an array of its own, never shared with another node, so
   it may be changed in place (``p.grad *= 0.5``). A leaf that requires grad may
   call ``backward`` itself; its gradient accumulates like any leaf's.
+- NumPy's functions of a Tensor (``np.sum(t)``, ``np.exp(t)``, ``np.array(t)``) would compute with
+  its array and drop its graph: each is a ``TypeError`` that names the Tensor's own op to write
+  instead (``t.sum(...)``). NumPy's operators are not: ``array + t`` is ``t.__radd__(array)``.
 - A Python number or an integer array next to a Tensor takes the Tensor's dtype,
   so ``2 * t`` stays float32 when ``t`` is; a float array keeps its own dtype and
   the library's promotion decides the result's.
@@ -74,7 +77,7 @@ from typing import Any, Callable, Iterator, NoReturn, Sequence, Union
 import numpy as np
 
 from tinyad import graph
-from tinyad.validation import as_real, check_flag, type_name
+from tinyad.validation import as_real, check_flag, instead_of_numpy, numpy_operator, type_name
 from tinyad.tensor import binary, elementwise, grad_mode, reductions, shapes
 from tinyad.tensor.backend import (
     NUMPY, all_finite, cannot_combine, describe, device, dtype_name, float_dtype, is_array, library, namespace,
@@ -93,8 +96,6 @@ class Tensor:
         "data", "xp", "grad", "requires_grad", "parents", "op", "label", "backward_rule", "saved",
         "__weakref__",
     )
-    # NumPy defers to Tensor's reflected operators: ``array + t`` calls ``t.__radd__``.
-    __array_ufunc__ = None
 
     def __init__(
         self,
@@ -227,11 +228,25 @@ class Tensor:
         )
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> NoReturn:
-        raise TypeError(
-            "NumPy cannot follow a Tensor's graph (np.array, np.dot, np.concatenate of a Tensor): use "
-            "tinyad's ops (t @ w, t.sum()), or t.data for the array, t.item() for one number, "
-            "both constants that no gradient flows through"
-        )
+        raise _numpy_refused("np.array of a Tensor", "tinyad's ops (t @ w, t.sum())")
+
+    # NumPy's functions compute with arrays and would lose the graph, so each is refused by name,
+    # with the Tensor's own op to write instead. NumPy's operators are the exception: ``array + t``
+    # is ``np.add(array, t)``, which goes on to ``t.__radd__(array)`` as Python's ``2 + t`` does.
+
+    def __array_ufunc__(self, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any:
+        reflected = numpy_operator(self, ufunc, method, inputs, kwargs)
+        if reflected:
+            return getattr(self, reflected)(inputs[0])
+        name = ufunc.__name__ if method == "__call__" else f"{ufunc.__name__}.{method}"
+        if "out" in kwargs:  # array += t
+            raise _numpy_refused(f"np.{name} of a Tensor, written into an array", "a = a + t, a Tensor")
+        raise _numpy_refused(f"np.{name} of a Tensor", instead_of_numpy(Tensor, name, "t"))
+
+    def __array_function__(self, func: Any, types: Any, args: tuple, kwargs: dict) -> Any:
+        if func in (np.shape, np.ndim, np.size) and args and args[0] is self:  # no graph needed
+            return func(self.data, *args[1:], **kwargs)
+        raise _numpy_refused(f"np.{func.__name__} of a Tensor", instead_of_numpy(Tensor, func.__name__, "t"))
 
     def __format__(self, spec: str) -> str:
         """``f"{loss:.4f}"`` formats a one-element tensor's number; ``f"{t}"`` is the repr."""
@@ -568,6 +583,14 @@ class Tensor:
         self.saved = None
         self.grad = None
         self.backward_rule = freed_backward
+
+
+def _numpy_refused(what: str, instead: str) -> TypeError:
+    """The error for NumPy given a Tensor where it would compute with its array and drop its graph."""
+    return TypeError(
+        f"NumPy cannot follow a Tensor's graph ({what}): use {instead}, or t.data for the array, "
+        "t.item() for one number, both constants that no gradient flows through"
+    )
 
 
 def _check_gradient_array(grad: Any, node: Tensor) -> None:
