@@ -94,6 +94,10 @@ def test_optimiser_refuses_what_is_not_a_list_of_parameters():
         SGD(p, lr=0.1)
     with pytest.raises(TypeError, match=r"got a MLP; pass its parameters: model.parameters\(\)"):
         SGD(MLP(2, [1]), lr=0.1)
+    # It read "needs a list of parameters, got <bound method Module.parameters of MLP(...)>".
+    with pytest.raises(TypeError, match=r"got the method parameters itself, not the list it returns: call it, "
+                                        r"model\.parameters\(\)"):
+        SGD(MLP(2, [1]).parameters, lr=0.1)
     with pytest.raises(TypeError, match="parameter 1 is a float"):
         SGD([p, 1.0], lr=0.1)
     with pytest.raises(TypeError, match="needs a list of parameters, got 5"):

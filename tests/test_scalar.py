@@ -285,6 +285,17 @@ def test_overflow_in_add_mul_and_pow_names_the_operands():
         Value(1e200) ** 2
 
 
+def test_an_op_on_data_set_by_hand_to_nan_or_inf_says_so_rather_than_overflow():
+    # It read "nan * 2 overflows a float": no Value() or op makes nan or inf, but v.data = ... may.
+    v = Value(1.0, "w")
+    v.data = float("nan")
+    with pytest.raises(ValueError, match=r"nan \* 2: an operand holds nan, which only v\.data = \.\.\. puts in a Value"):
+        v * 2
+    v.data = float("inf")
+    with pytest.raises(ValueError, match=r"inf \+ 1: an operand holds inf"):
+        v + 1
+
+
 def test_the_power_zero_has_gradient_zero_even_at_zero():
     for x in (0.0, 2.0, -3.0):
         v = Value(x)

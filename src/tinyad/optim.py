@@ -196,6 +196,10 @@ def _parameter_list(params: Any) -> list:
         raise TypeError(f"the optimiser got a {what}; pass its parameters: model.parameters()")
     if is_node(params):  # one Value or Tensor: iterating a Tensor would give its rows
         raise TypeError(f"the optimiser got one {what}; pass a list of parameters: [p]")
+    if callable(params) and not hasattr(params, "__iter__"):  # model.parameters, not called
+        name = getattr(params, "__name__", what)
+        raise TypeError(f"the optimiser got the method {name} itself, not the list it returns: call it, "
+                        "model.parameters()")
     try:
         params = list(params)
     except TypeError:

@@ -368,7 +368,8 @@ def as_float(data: object) -> float:
 
 def op_error(op: str, parents: tuple[Value, ...], backward_rule: Rule | None) -> Exception:
     """Why an op's output cannot be made, by name: it has no rule to feed its parents, more
-    parents than a scalar op has operands (one or two), or a result beyond a float."""
+    parents than a scalar op has operands (one or two), an operand set by hand to nan or inf, or a
+    result beyond a float."""
     if not isinstance(parents, tuple):  # micrograd's order, Value(data, (x,), "tanh"), puts the op here
         return TypeError(
             f"Value(...) got parents={parents!r:.60}, a {type(parents).__name__}: an op's parents are a "
@@ -386,6 +387,10 @@ def op_error(op: str, parents: tuple[Value, ...], backward_rule: Rule | None) ->
         operation = f"{op}({parents[0].data:.6g})"
     else:
         operation = f" {op} ".join(f"{p.data:.6g}" for p in parents)
+    held = [p.data for p in parents if not isfinite(p.data)]
+    if held:  # Value() and every op give finite numbers: this one was written into .data by hand
+        return ValueError(f"{operation}: an operand holds {held[0]}, which only v.data = ... puts in a Value "
+                          "(Value() and every op take and give finite numbers only)")
     return OverflowError(f"{operation} overflows a float (more than about 1.8e308)")
 
 
