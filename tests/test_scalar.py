@@ -386,6 +386,15 @@ def test_a_value_formats_as_its_number_and_refuses_to_be_a_float_or_ordered():
     for use in (lambda: float(v), lambda: math.exp(v), lambda: np.array([v, v], dtype=float)):
         with pytest.raises(TypeError, match=r"float\(\) of a Value: use v\.data"):
             use()
+    # The training loop's slip: losses.append(loss), then plt.plot(losses).
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    with pytest.raises(TypeError, match=r"list of Values given to NumPy or matplotlib.*\[v\.data for v in values\]"):
+        plt.plot([v, v * 2])
+    plt.close("all")
     for compare in (lambda: v > 0, lambda: 0 <= v, lambda: v < Value(1.0), lambda: max([v, Value(1.0)])):
         with pytest.raises(TypeError, match=r"Values have no order: compare their numbers.*v\.relu\(\)"):
             compare()

@@ -831,6 +831,21 @@ def test_a_numpy_function_of_a_tensor_is_refused_with_what_to_write_instead(call
         eval(call)
 
 
+def test_a_list_of_losses_kept_as_tensors_and_given_to_numpy_or_matplotlib_says_to_take_their_numbers():
+    # The training loop's slip: losses.append(loss), then plt.plot(losses) or np.mean(losses). It read
+    # "np.array, np.dot, np.concatenate of a Tensor", none of which the learner had called.
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    losses = [(Tensor([1.0, 2.0], requires_grad=True) * k).sum() for k in range(3)]
+    for use in (lambda: plt.plot(losses), lambda: np.mean(losses), lambda: np.array(losses)):
+        with pytest.raises(TypeError, match=r"a list of Tensors.*\[loss\.item\(\) for loss in losses\]"):
+            use()
+    plt.close("all")
+
+
 def test_numpys_operators_with_a_tensor_on_the_right_are_the_tensors_own():
     # array + t is NumPy's np.add(array, t), which hands it to t.__radd__, as Python does 2 + t.
     t = Tensor([1.0, 2.0], requires_grad=True)

@@ -125,7 +125,8 @@ class Value:
     def __float__(self) -> float:
         raise TypeError(
             "float() of a Value: use v.data for its number (no gradient flows through it), and "
-            "v.exp(), v.tanh(), v.log() rather than math's functions, which see only a number"
+            "v.exp(), v.tanh(), v.log() rather than math's functions, which see only a number; for a "
+            "list of Values given to NumPy or matplotlib (losses kept as Values), [v.data for v in values]"
         )
 
     def __lt__(self, other: object) -> bool:

@@ -228,7 +228,11 @@ class Tensor:
         )
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> NoReturn:
-        raise _numpy_refused("np.array of a Tensor", "tinyad's ops (t @ w, t.sum())")
+        # Asked for np.array(t), and for each Tensor of a list given to NumPy or matplotlib: a
+        # training loop's losses kept as Tensors (losses.append(loss)), then plotted or averaged.
+        raise _numpy_refused("an array made of a Tensor, or of a list of Tensors: np.array(ts), np.mean(ts), "
+                             "plt.plot(ts)", "tinyad's ops (t @ w, t.sum()), [loss.item() for loss in losses] "
+                             "for a list of one-number Tensors")
 
     # NumPy's functions compute with arrays and would lose the graph, so each is refused by name,
     # with the Tensor's own op to write instead. NumPy's operators are the exception: ``array + t``
