@@ -407,6 +407,10 @@ def test_a_value_formats_as_its_number_and_refuses_to_be_a_float_or_ordered():
     ("np.maximum(v, 0)", r"v\.relu\(\) for np\.maximum\(v, 0\)"),
     ("np.sqrt(v)", r"v \*\* 0\.5"),
     ("np.absolute(v)", r"its own ops \(v\.exp\(\), v\.tanh\(\), v \*\* 2\)"),
+    # A Value has no @: NumPy's matmul is refused without advising one (an AttributeError from
+    # inside the engine, where the array came first).
+    ("np.matmul(v, 2.0)", r"its own ops \(v\.exp\(\), v\.tanh\(\), v \*\* 2\)"),
+    ("np.matmul(np.ones(2), v)", r"its own ops \(v\.exp\(\), v\.tanh\(\), v \*\* 2\)"),
 ])
 def test_a_numpy_function_of_a_value_is_refused_with_what_to_write_instead(call, instead):
     v = Value(0.5)

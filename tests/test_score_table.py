@@ -11,7 +11,6 @@ outside the course as an instructor grades a notebook a learner sent (README: th
 from __future__ import annotations
 
 import copy
-
 import re
 import subprocess
 import sys

@@ -146,28 +146,30 @@ def numpy_operator(node: Any, ufunc: Any, method: str, inputs: tuple, kwargs: di
     """
     name = REFLECTED_OPERATORS.get(ufunc)
     if (name is None or method != "__call__" or kwargs or len(inputs) != 2 or inputs[1] is not node
-            or getattr(type(node), name) is getattr(object, name, None)):
+            or getattr(type(node), name, None) in (None, getattr(object, name, None))):
         return None
     return name
 
 
-# What to write instead of NumPy's function of a node that has no method of that name; {0} is the
-# node ("t" or "v").
+# What to write instead of NumPy's function of a node that has no method of that name: the
+# operator or method the node needs for it, and the words ({0} is the node, "t" or "v").
 OPS_INSTEAD_OF_NUMPY = {
-    "sqrt": "{0} ** 0.5", "square": "{0} ** 2", "power": "{0} ** n",
-    "maximum": "{0}.relu() for np.maximum({0}, 0)", "dot": "{0} @ w", "matmul": "{0} @ w",
-    "add": "{0} + u", "subtract": "{0} - u", "multiply": "{0} * u", "divide": "{0} / u", "negative": "-{0}",
+    "sqrt": ("__pow__", "{0} ** 0.5"), "square": ("__pow__", "{0} ** 2"), "power": ("__pow__", "{0} ** n"),
+    "maximum": ("relu", "{0}.relu() for np.maximum({0}, 0)"), "dot": ("__matmul__", "{0} @ w"),
+    "matmul": ("__matmul__", "{0} @ w"), "add": ("__add__", "{0} + u"), "subtract": ("__sub__", "{0} - u"),
+    "multiply": ("__mul__", "{0} * u"), "divide": ("__truediv__", "{0} / u"), "negative": ("__neg__", "-{0}"),
 }
 
 
 def instead_of_numpy(kind: type, name: str, node: str) -> str:
     """The op of a ``kind`` node ``node`` to write instead of NumPy's function ``name``: its method of
-    that name (``t.sum(...)`` for ``np.sum``, ``v.tanh()`` for ``np.tanh``), another op (``t ** 0.5``
-    for ``np.sqrt``), or a few."""
+    that name (``t.sum(...)`` for ``np.sum``, ``v.tanh()`` for ``np.tanh``), another op it has
+    (``t ** 0.5`` for ``np.sqrt``; no ``@`` for a Value), or a few of its ops."""
     method = getattr(kind, name, None)
     if not name.startswith("_") and callable(method):
         takes = len(inspect.signature(method).parameters) > 1  # beyond self: an axis, a shape
         return f"{node}.{name}({'...' if takes else ''})"
-    if name in OPS_INSTEAD_OF_NUMPY:
-        return OPS_INSTEAD_OF_NUMPY[name].format(node)
+    needed, words = OPS_INSTEAD_OF_NUMPY.get(name, (None, ""))
+    if needed and hasattr(kind, needed):
+        return words.format(node)
     return f"its own ops ({node}.exp(), {node}.tanh(), {node} ** 2)"

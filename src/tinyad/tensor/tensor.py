@@ -250,7 +250,8 @@ class Tensor:
     def __array_function__(self, func: Any, types: Any, args: tuple, kwargs: dict) -> Any:
         if func in (np.shape, np.ndim, np.size) and args and args[0] is self:  # no graph needed
             return func(self.data, *args[1:], **kwargs)
-        raise _numpy_refused(f"np.{func.__name__} of a Tensor", instead_of_numpy(Tensor, func.__name__, "t"))
+        where = func.__module__.replace("numpy", "np", 1)  # np, or np.linalg for np.linalg.norm
+        raise _numpy_refused(f"{where}.{func.__name__} of a Tensor", instead_of_numpy(Tensor, func.__name__, "t"))
 
     def __format__(self, spec: str) -> str:
         """``f"{loss:.4f}"`` formats a one-element tensor's number; ``f"{t}"`` is the repr."""
