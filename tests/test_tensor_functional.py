@@ -7,6 +7,7 @@ PyTorch, is a row of tests/op_families.py.
 from __future__ import annotations
 
 import re
+import warnings
 
 import numpy as np
 import pytest
@@ -368,3 +369,30 @@ def test_linear_refuses_a_bias_of_another_length():
     x, w = Tensor(np.ones((2, 3))), Tensor(np.ones((3, 4)), requires_grad=True)
     with pytest.raises(ValueError, match=r"linear needs a bias of shape \(4,\), got \(1,\)"):
         F.linear(x, w, Tensor([0.5], requires_grad=True))
+
+
+@pytest.mark.parametrize("probabilities", ["softmax", "sigmoid"])
+def test_a_loss_given_probabilities_for_logits_warns_with_the_floor_it_cannot_pass(probabilities):
+    # A model ending in softmax fed to cross_entropy, which applies softmax again: the loss is
+    # defined, so a warning, not an error, at the learner's line, with the floor it stays above.
+    x = Tensor(np.eye(10) * 100.0 - 50.0, requires_grad=True)  # squashed to one-hot rows, either way
+    squashed = F.softmax(x) if probabilities == "softmax" else x.sigmoid()
+    with pytest.warns(UserWarning, match=rf"cross_entropy got the output of {probabilities} .* cannot fall "
+                                         r"below 1\.46 \(with 10 classes\)") as caught:
+        loss = F.cross_entropy(squashed, list(range(10)))
+    assert caught[0].filename == __file__
+    # The floor is the loss of exact one-hot probabilities: log(e + 9) - 1 for 10 classes.
+    assert loss.item() == pytest.approx(np.log(np.e + 9) - 1, rel=1e-9)
+    with pytest.warns(UserWarning, match=r"binary_cross_entropy_with_logits got the output of sigmoid .* "
+                                         r"below 0\.313 "):
+        F.binary_cross_entropy_with_logits(Tensor([[5.0, -5.0]], requires_grad=True).sigmoid(), [[1.0, 0.0]])
+
+
+def test_a_loss_given_logits_or_log_probabilities_does_not_warn():
+    x = Tensor([[1.0, 2.0, 3.0], [0.5, -1.0, 2.0]], requires_grad=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        F.cross_entropy(x, [0, 2])
+        F.cross_entropy(F.log_softmax(x), [0, 2])  # the same loss: log_softmax of log_softmax is itself
+        F.cross_entropy(x.tanh(), [0, 2])
+        F.binary_cross_entropy_with_logits(x, np.ones((2, 3)) * 0.5)

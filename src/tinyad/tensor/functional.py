@@ -17,7 +17,8 @@ The numerical care, in one place:
   ``log(softmax(x))``, whose tiny probabilities round to 0 and give ``-inf``.
 - ``cross_entropy`` takes logits, not probabilities, and computes each row's
   ``-log_softmax`` at its label itself, in the same shifted form: ``log(s) - (x[label] - m)``,
-  with ``m`` the row's maximum and ``s = sum(exp(x - m)) >= 1``.
+  with ``m`` the row's maximum and ``s = sum(exp(x - m)) >= 1``. Given the output of
+  ``softmax`` or ``sigmoid`` instead, it warns: those probabilities would be squashed twice.
 - ``log_sigmoid(x) = min(x, 0) - log1p(exp(-|x|))``: the log of the sigmoid without
   taking a log of it (``sigmoid(-800.)`` rounds to 0, whose log is ``-inf``); ``exp``
   only ever sees numbers <= 0. ``binary_cross_entropy_with_logits`` is built on the
@@ -45,6 +46,7 @@ function computes with the namespace of its inputs' library (``x.xp``), as every
 from __future__ import annotations
 
 import math
+import warnings
 from typing import Any, Sequence, Union
 
 import numpy as np
@@ -242,10 +244,39 @@ def _label_out_of_range(labels: Any, classes: int) -> ValueError:
     )
 
 
+# The ops whose outputs are probabilities: given to a loss that takes logits, they are the
+# classic slip of a model that ends in softmax (or sigmoid) feeding a loss that applies it again.
+PROBABILITIES = ("softmax", "sigmoid")
+
+
+def _warn_if_probabilities(loss: str, applies: str, logits: Tensor) -> None:
+    """A warning where ``logits`` are the output of ``softmax`` or ``sigmoid``: probabilities.
+
+    Not an error: the loss is defined for any real numbers. But it applies ``applies`` itself, so
+    the probabilities are squashed a second time, and numbers in [0, 1] keep the loss above a
+    floor however right the model is: the loss of exact one-hot probabilities (``log(e + classes
+    - 1) - 1`` after softmax, ``log(1 + 1/e)`` after sigmoid).
+    """
+    if logits.op not in PROBABILITIES:
+        return
+    if applies == "softmax":
+        classes = logits.shape[-1]
+        floor, where = math.log(math.e + classes - 1) - 1, f" (with {classes} classes)"
+    else:
+        floor, where = math.log1p(math.exp(-1)), ""
+    warnings.warn(
+        f"{loss} got the output of {logits.op} as its logits: it applies {applies} itself, so these "
+        f"probabilities are squashed a second time, and the loss cannot fall below {floor:.3g}{where} "
+        f"however right the model is; pass the scores from before {logits.op}",
+        stacklevel=3,
+    )
+
+
 def cross_entropy(logits: Tensor, targets: Labels) -> Tensor:
     """Mean over the batch of ``-log_softmax(logits)[i, targets[i]]``; logits (batch, classes)."""
     logits = _tensor(logits)
     one_hot = _one_hot(targets, logits)
+    _warn_if_probabilities("cross_entropy", "softmax", logits)
     batch = logits.shape[0]
     if batch == 0:
         raise ValueError("cross_entropy got an empty batch: logits of shape (0, classes)")
@@ -302,6 +333,7 @@ def binary_cross_entropy_with_logits(logits: Tensor, targets: Any) -> Tensor:
     """
     logits, targets = _entry_by_entry("binary_cross_entropy_with_logits", "logits and targets",
                                       logits, targets)
+    _warn_if_probabilities("binary_cross_entropy_with_logits", "sigmoid", logits)
     xp, t = logits.xp, targets.data
     if not xp.all((t >= 0) & (t <= 1)):
         plain = to_numpy(t)
