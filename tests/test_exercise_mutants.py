@@ -40,6 +40,7 @@ import importlib.util
 import io
 import sys
 import textwrap
+import warnings
 from pathlib import Path
 
 import pytest
@@ -140,9 +141,14 @@ def _recursion_limit_kept(limit: int):
 
 @pytest.mark.parametrize("name, n, answer, right", cases())
 def test_a_wrong_answer_is_caught_and_a_right_one_passes(name, n, answer, right):
-    error = run(name, n, answer)
+    with warnings.catch_warnings(record=True) as warned:  # a wrong answer's are its own
+        warnings.simplefilter("always")
+        error = run(name, n, answer)
     if right:
         assert error is None, f"solutions/{name}, exercise {n}: a right answer fails: {error!r}"
+        # The engine warns of slips (a step with no gradient, a loss given probabilities): a right
+        # answer that sets one off would teach the learner to ignore them.
+        assert not warned, f"solutions/{name}, exercise {n}: a right answer warns: {warned[0].message}"
     else:
         assert error is not None, f"solutions/{name}, exercise {n}: the checks let this wrong answer through"
         # Caught by a check, with its message (what was tried, expected, got, a hint), not by a crash.

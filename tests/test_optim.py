@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import inspect
 import re
+import warnings
 
 import numpy as np
 import pytest
@@ -172,6 +173,26 @@ def test_adam_keeps_float32_in_its_state_and_parameters():
         opt.step()
     assert all(p.data.dtype == np.float32 for p in model.parameters())
     assert all(s["m"].dtype == np.float32 and s["v"].dtype == np.float32 for s in opt.state)
+
+
+@pytest.mark.parametrize("kind, empty", [("Value", "0.0"), ("Tensor", "None")])
+def test_a_step_that_finds_no_gradient_warns_at_the_callers_line(kind, empty):
+    # The classic slip of a training loop: backward, zero_grad, then step, which has nothing to
+    # step by. A warning, not an error: a step without gradients is harmless, only useless.
+    w, b = (Value(x) if kind == "Value" else Tensor(x, requires_grad=True) for x in (2.0, 1.0))
+    opt = SGD([w, b], lr=0.1)
+    (w * 3.0 + b).backward()
+    opt.zero_grad()
+    with pytest.warns(UserWarning, match=rf"SGD.step\(\) found no gradient in any of its 2 parameters \(each "
+                                         rf"is {empty}\).*call loss.backward\(\) before step\(\).*not between "
+                                         "the two") as caught:
+        opt.step()
+    assert caught[0].filename == __file__
+    with warnings.catch_warnings():  # one gradient is enough: a step with one says nothing
+        warnings.simplefilter("error")
+        (w * 3.0).backward()
+        opt.step()
+    assert float(w.data) == pytest.approx(2.0 - 0.1 * 3.0)
 
 
 # -- the rule is a public method, one parameter at a time -------------------------------

@@ -17,12 +17,15 @@ finite number in range (whenever it is set: at construction, or later, as a sche
 a gradient that is not a number or an array of them, not finite, or not of its parameter's
 shape, and an update that would make the parameter overflow the float type (at ``step()``).
 A step is all or nothing: where it refuses, every parameter and state is as it was before it.
+A step that finds no gradient at all (each ``None``, or each a Value's ``0.0``) warns: the loop
+cleared the gradients between ``backward()`` and ``step()``, or never called ``backward()``.
 """
 
 from __future__ import annotations
 
 import math
 import numbers
+import warnings
 from typing import Any, Iterable, NoReturn
 
 import numpy as np
@@ -80,6 +83,8 @@ class Optimizer:
                 f"{len(self.params)}: make a new one for the new list (SGD(model.parameters(), lr))"
             )
         ready = [(k, p, state) for k, (p, state) in enumerate(zip(self.params, self.state)) if p.has_grad()]
+        if all(type(p.grad) is float and p.grad == 0.0 for _, p, _ in ready):  # none, or only Values' 0.0
+            warnings.warn(_no_gradient(self), stacklevel=2)
         for k, p, _ in ready:
             _check_grad(k, p)
         done = []  # (k, parameter, its state, and both as they were before this step)
@@ -187,6 +192,17 @@ class Adam(Optimizer):
         v_hat = state["v"] / (1 - beta2 ** state["t"])
         # Step by the mean over its typical size; eps outside the square root.
         p.data = p.data - self.lr * m_hat / (v_hat**0.5 + self.eps)
+
+
+def _no_gradient(optimiser: Optimizer) -> str:
+    """The warning for a step that found no gradient: the classic slip of a training loop that
+    clears the gradients between ``backward()`` and ``step()``, or never calls ``backward()``."""
+    empty = " or ".join(sorted({"0.0" if type(p.grad) is float else "None" for p in optimiser.params}))
+    return (
+        f"{type(optimiser).__name__}.step() found no gradient in any of its {len(optimiser.params)} "
+        f"parameters (each is {empty}), so it has nothing to step by: call loss.backward() before "
+        "step(), and zero_grad() after step() or before backward(), not between the two"
+    )
 
 
 def _parameter_list(params: Any) -> list:
