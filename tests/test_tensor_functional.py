@@ -396,3 +396,25 @@ def test_a_loss_given_logits_or_log_probabilities_does_not_warn():
         F.cross_entropy(F.log_softmax(x), [0, 2])  # the same loss: log_softmax of log_softmax is itself
         F.cross_entropy(x.tanh(), [0, 2])
         F.binary_cross_entropy_with_logits(x, np.ones((2, 3)) * 0.5)
+
+
+@pytest.mark.parametrize("labels, error, words", [
+    # Before, each said only "got dtype float64" or "got shape (4, 3)".
+    (np.eye(3)[[0, 1, 2, 0]], TypeError, r"got float64 labels of shape \(4, 3\): one-hot rows\? cross_entropy "
+                                         r"takes each row's class, labels\.argmax\(axis=1\)$"),
+    (np.eye(3, dtype=int)[[0, 1, 2, 0]], ValueError, r"got shape \(4, 3\): one-hot rows\? .*labels\.argmax\(axis=1\)$"),
+    (Tensor(np.eye(3)[[0, 1, 2, 0]]), ValueError, r"got shape \(4, 3\): one-hot rows\? .*labels\.data\.argmax\(axis=1\)$"),
+    (np.array([[0], [1], [2], [0]]), ValueError, r"got shape \(4, 1\): a column of labels\? cross_entropy takes a "
+                                                 r"flat array, labels\.reshape\(-1\)$"),
+    (np.array([[0.0], [1.0], [2.0], [0.0]]), TypeError, r"got float64 labels of shape \(4, 1\): a column of "
+                                                        r"labels\? .*labels\.reshape\(-1\)\.astype\(int\)$"),
+    (np.array([0.0, 1.0, 2.0, 0.0]), TypeError, r"got float64 labels of shape \(4,\): whole numbers stored as "
+                                                r"floats\? make them ints, labels\.astype\(int\)$"),
+    # Nothing they look like: no guess.
+    (np.array([0.5, 1.0, 2.0, 0.0]), TypeError, r"got float64 labels of shape \(4,\)$"),
+    (np.array([0, 1, 2]), ValueError, r"need labels of shape \(4,\), got shape \(3,\)$"),
+])
+def test_cross_entropy_says_what_refused_labels_look_like(labels, error, words):
+    logits = Tensor(np.zeros((4, 3)), requires_grad=True)
+    with pytest.raises(error, match=words):
+        F.cross_entropy(logits, labels)

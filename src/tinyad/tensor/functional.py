@@ -212,7 +212,8 @@ def _one_hot(targets: Labels, logits: Tensor) -> Any:
             raise cannot_combine(logits.data, xp, targets, own, "cross_entropy")
         labels = targets
     if not namespace(labels).isdtype(labels.dtype, "integral"):
-        raise TypeError(f"cross_entropy needs integer class labels, got dtype {dtype_name(labels.dtype)}")
+        raise TypeError(f"cross_entropy needs integer class labels, got {dtype_name(labels.dtype)} labels of "
+                        f"shape {tuple(labels.shape)}{_what_the_labels_look_like(labels, logits, targets)}")
     if logits.ndim != 2 or logits.shape[1] == 0:
         raise ValueError(
             f"cross_entropy needs logits of shape (batch, classes) with at least one class, got shape "
@@ -223,6 +224,7 @@ def _one_hot(targets: Labels, logits: Tensor) -> Any:
         raise ValueError(
             f"cross_entropy needs one label per row: logits of shape {logits.shape} "
             f"need labels of shape ({batch},), got shape {tuple(labels.shape)}"
+            f"{_what_the_labels_look_like(labels, logits, targets)}"
         )
     device = logits.device
     if namespace(labels) is not xp:
@@ -233,6 +235,25 @@ def _one_hot(targets: Labels, logits: Tensor) -> Any:
     if xp.count_nonzero(matches) != batch:
         raise _label_out_of_range(labels, classes)
     return xp.astype(matches, logits.dtype)
+
+
+def _what_the_labels_look_like(labels: Any, logits: Tensor, targets: Labels) -> str:
+    """For the error that refuses ``labels`` (the array of ``targets``): what they most likely are,
+    and how to pass them.
+
+    One-hot rows (the logits' shape), a column of labels (batch, 1), or classes stored as floats
+    (whole numbers of a float dtype); nothing, for anything else.
+    """
+    shape, plain = tuple(labels.shape), to_numpy(labels)
+    name = "labels.data" if isinstance(targets, Tensor) else "labels"
+    as_ints = ".astype(int)" if plain.dtype.kind == "f" else ""
+    if logits.ndim == 2 and shape == logits.shape:
+        return f": one-hot rows? cross_entropy takes each row's class, {name}.argmax(axis=1)"
+    if logits.ndim == 2 and shape == (logits.shape[0], 1):
+        return f": a column of labels? cross_entropy takes a flat array, {name}.reshape(-1){as_ints}"
+    if as_ints and np.all(np.isfinite(plain)) and np.all(plain == np.round(plain)):
+        return f": whole numbers stored as floats? make them ints, {name}{as_ints}"
+    return ""
 
 
 def _label_out_of_range(labels: Any, classes: int) -> ValueError:
