@@ -407,6 +407,7 @@ def test_a_value_formats_as_its_number_and_refuses_to_be_a_float_or_ordered():
     ("np.maximum(v, 0)", r"v\.relu\(\) for np\.maximum\(v, 0\)"),
     ("np.sqrt(v)", r"v \*\* 0\.5"),
     ("np.absolute(v)", r"its own ops \(v\.exp\(\), v\.tanh\(\), v \*\* 2\)"),
+    ("np.sign(v)", r"np\.sign\(v\.data\) \(its result has no gradient to follow\)"),
     # A Value has no @: NumPy's matmul is refused without advising one (an AttributeError from
     # inside the engine, where the array came first).
     ("np.matmul(v, 2.0)", r"its own ops \(v\.exp\(\), v\.tanh\(\), v \*\* 2\)"),
@@ -461,3 +462,15 @@ def test_a_networks_output_list_used_as_a_value_is_named():
     for use in (lambda: out - Value(1.0), lambda: Value(2.0) * out):
         with pytest.raises(TypeError, match=r"a list of 1 Value\(s\) .*model\(x\)\[0\]"):
             use()
+
+
+@pytest.mark.parametrize("name, words", [
+    ("item", r"'Value' object has no attribute 'item': a Value's number is v\.data, a Python float"),
+    ("numpy", r"a Value's number is v\.data"),
+    ("is_integer", r"a Value's number is v\.data"),
+    ("shape", r"^'Value' object has no attribute 'shape'$"),  # nothing it looks like: Python's words
+])
+def test_pytorchs_item_asked_of_a_value_says_where_its_number_is(name, words):
+    # Before, Python's words alone: "'Value' object has no attribute 'item'" (loss.item() is PyTorch's).
+    with pytest.raises(AttributeError, match=words):
+        getattr(Value(2.0) * 3, name)

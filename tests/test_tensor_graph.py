@@ -823,6 +823,9 @@ def test_a_tensor_formats_as_its_number_and_is_no_float_no_numpy_array_and_has_n
     ("np.add.reduce(t)", r"its own ops \(t\.exp\(\), t\.tanh\(\), t \*\* 2\)"),
     ("np.clip(t, 0, 1)", r"its own ops \(t\.exp\(\), t\.tanh\(\), t \*\* 2\)"),
     ("np.linalg.norm(t)", r"its own ops \(t\.exp\(\), t\.tanh\(\), t \*\* 2\)"),
+    # An index, a mask: no gradient to follow, so NumPy's function of the data (was "its own ops").
+    ("np.argmax(w, axis=1)", r"np\.argmax\(t\.data\) \(its result has no gradient to follow\)"),
+    ("np.isnan(t)", r"np\.isnan\(t\.data\) \(its result has no gradient to follow\)"),
 ])
 def test_a_numpy_function_of_a_tensor_is_refused_with_what_to_write_instead(call, instead):
     t, w = Tensor([1.0, 2.0], requires_grad=True), Tensor(np.ones((2, 3)), requires_grad=True)

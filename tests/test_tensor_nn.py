@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import copy
+import pickle
+
 import numpy as np
 import pytest
 
@@ -137,3 +140,32 @@ def test_a_linear_layers_weights_lie_within_one_over_the_square_root_of_its_inpu
     largest = np.abs(layer.W.data).max()
     assert 0.09 < largest <= 0.1
     assert not layer.b.data.any()
+
+
+def test_a_model_deep_copied_or_pickled_is_its_own_and_trains():
+    # Keeping the best model during training (copy.deepcopy) and saving one (pickle): before, both
+    # failed with "cannot pickle 'module' object", from the namespace each Tensor keeps.
+    from tinyad.optim import SGD
+    from tinyad.tensor.backend import NUMPY
+
+    model = nn.MLP(3, [4, 2], seed=0)
+    x, labels = np.random.default_rng(1).normal(size=(5, 3)), [0, 1, 0, 1, 1]
+    kept, saved = copy.deepcopy(model), pickle.loads(pickle.dumps(model))
+    for twin in (kept, saved):
+        np.testing.assert_array_equal(twin(x).data, model(x).data)
+        assert all(p.xp is NUMPY and p.requires_grad for p in twin.parameters())
+    before = [p.data.copy() for p in kept.parameters()]
+    F.cross_entropy(model(x), labels).backward()
+    SGD(model.parameters(), lr=0.5).step()
+    assert all(np.array_equal(p.data, b) and p.grad is None for p, b in zip(kept.parameters(), before))
+    F.cross_entropy(saved(x), labels).backward()  # the copy has a graph of its own
+    assert [p.grad.shape for p in saved.parameters()] == [(3, 4), (4,), (4, 2), (2,)]
+
+
+def test_a_tensor_of_another_library_deep_copied_keeps_its_library():
+    xp = pytest.importorskip("array_api_strict")
+    t = Tensor(xp.asarray([1.0, 2.0]), requires_grad=True)
+    twin = copy.deepcopy(t)
+    assert twin.xp is t.xp and twin.data is not t.data
+    (twin * twin).sum().backward()
+    assert xp.all(twin.grad == xp.asarray([2.0, 4.0]))

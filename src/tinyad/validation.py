@@ -1,7 +1,8 @@
 """Argument checks shared by the networks, the optimisers, gradcheck, checkpoint, the data sets and
 the two engines' constructors (``as_real``: which numbers ``Value`` and ``Tensor`` take), and what
 both engines' nodes answer NumPy's functions: a refusal naming the op to write instead
-(``instead_of_numpy``), but for NumPy's operators (``numpy_operator``).
+(``instead_of_numpy``), but for NumPy's operators (``numpy_operator``); and a node's answer to a
+name it lacks that its data has (``not_an_attribute``: ``t.argmax()``, ``loss.item()`` of a Value).
 
 A size that is 0, negative or not a whole number would otherwise surface later as a
 ZeroDivisionError in an initialiser or an empty network that returns its input; a
@@ -161,15 +162,55 @@ OPS_INSTEAD_OF_NUMPY = {
 }
 
 
+# NumPy's functions whose results (an index, a mask, a count, a rounded number) carry no gradient:
+# of a node, they are asked of its data.
+WITHOUT_GRADIENT = {
+    "argmax", "argmin", "argsort", "argwhere", "nonzero", "flatnonzero", "count_nonzero", "unique", "bincount",
+    "isnan", "isinf", "isfinite", "sign", "floor", "ceil", "trunc", "rint", "round",
+}
+
+
 def instead_of_numpy(kind: type, name: str, node: str) -> str:
     """The op of a ``kind`` node ``node`` to write instead of NumPy's function ``name``: its method of
-    that name (``t.sum(...)`` for ``np.sum``, ``v.tanh()`` for ``np.tanh``), another op it has
+    that name (``t.sum(...)`` for ``np.sum``, ``v.tanh()`` for ``np.tanh``), NumPy's function of its
+    data where the result has no gradient anyway (``np.argmax(t.data)``), another op it has
     (``t ** 0.5`` for ``np.sqrt``; no ``@`` for a Value), or a few of its ops."""
     method = getattr(kind, name, None)
     if not name.startswith("_") and callable(method):
         takes = len(inspect.signature(method).parameters) > 1  # beyond self: an axis, a shape
         return f"{node}.{name}({'...' if takes else ''})"
+    if name in WITHOUT_GRADIENT:
+        return f"np.{name}({node}.data) (its result has no gradient to follow)"
     needed, words = OPS_INSTEAD_OF_NUMPY.get(name, (None, ""))
     if needed and hasattr(kind, needed):
         return words.format(node)
     return f"its own ops ({node}.exp(), {node}.tanh(), {node} ** 2)"
+
+
+# What a Value is asked for out of PyTorch's habits: a tensor's number, or the tensor as an array.
+PYTORCH_NUMBER_METHODS = ("item", "numpy", "tolist")
+
+
+def not_an_attribute(node: Any, name: str, holds: type, letter: str) -> AttributeError:
+    """The AttributeError for ``node.name``, a name the node lacks (its ``__getattr__``).
+
+    Where the name belongs to what the node holds (``holds``: a NumPy array's ``argmax`` or
+    ``astype``, a float's ``is_integer``), or is PyTorch's ``loss.item()`` asked of a Value, it says
+    where it is: on ``node.data``, where no gradient flows. Python's own probes (``_`` names) and a
+    field not yet set get Python's words alone.
+    """
+    error = f"{type(node).__name__!r} object has no attribute {name!r}"
+    if name.startswith("_") or hasattr(type(node), name):
+        return AttributeError(error)
+    if holds is float and (name in PYTORCH_NUMBER_METHODS or hasattr(float, name)):
+        return AttributeError(f"{error}: a Value's number is {letter}.data, a Python float (no gradient flows "
+                              "through it)")
+    if holds is float or not hasattr(holds, name):
+        return AttributeError(error)
+    if not callable(getattr(holds, name)):
+        return AttributeError(f"{error}: {name} is a NumPy array's attribute; {letter}.data.{name} reads it "
+                              "from the array")
+    return AttributeError(
+        f"{error}: {name} is a NumPy array's method; {letter}.data.{name}(...) computes it on the array, where "
+        "no gradient flows (for a gradient, build it from the Tensor's ops)"
+    )

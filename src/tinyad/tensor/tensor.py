@@ -59,6 +59,10 @@ Decisions worth knowing:
 - NumPy's functions of a Tensor (``np.sum(t)``, ``np.exp(t)``, ``np.array(t)``) would compute with
   its array and drop its graph: each is a ``TypeError`` that names the Tensor's own op to write
   instead (``t.sum(...)``). NumPy's operators are not: ``array + t`` is ``t.__radd__(array)``.
+  A NumPy array's method that a Tensor lacks (``t.argmax()``, ``t.astype(...)``) is an
+  ``AttributeError`` that names it on the data: ``t.data.argmax(...)``.
+- A Tensor copies (``copy.deepcopy(model)`` keeps the best weights while training goes on) and
+  pickles, with its data, gradient and graph; its library's namespace is found again from the data.
 - A Python number or an integer array next to a Tensor takes the Tensor's dtype,
   so ``2 * t`` stays float32 when ``t`` is; a float array keeps its own dtype and
   the library's promotion decides the result's.
@@ -77,7 +81,9 @@ from typing import Any, Callable, Iterator, NoReturn, Sequence, Union
 import numpy as np
 
 from tinyad import graph
-from tinyad.validation import as_real, check_flag, instead_of_numpy, numpy_operator, type_name
+from tinyad.validation import (
+    as_real, check_flag, instead_of_numpy, not_an_attribute, numpy_operator, type_name,
+)
 from tinyad.tensor import binary, elementwise, grad_mode, reductions, shapes
 from tinyad.tensor.backend import (
     NUMPY, all_finite, cannot_combine, describe, device, dtype_name, float_dtype, is_array, library, namespace,
@@ -253,6 +259,10 @@ class Tensor:
         where = func.__module__.replace("numpy", "np", 1)  # np, or np.linalg for np.linalg.norm
         raise _numpy_refused(f"{where}.{func.__name__} of a Tensor", instead_of_numpy(Tensor, func.__name__, "t"))
 
+    def __getattr__(self, name: str) -> NoReturn:
+        # Asked only for a name the Tensor lacks: a NumPy array's (t.argmax()) is named, with t.data.
+        raise not_an_attribute(self, name, np.ndarray, "t")
+
     def __format__(self, spec: str) -> str:
         """``f"{loss:.4f}"`` formats a one-element tensor's number; ``f"{t}"`` is the repr."""
         if not spec:
@@ -292,6 +302,17 @@ class Tensor:
     def detach(self) -> Tensor:
         """A new leaf sharing the same data: the graph behind ``self`` is cut off."""
         return Tensor(self.data)
+
+    # copy.deepcopy(model) and pickle (the best model kept during training, or saved): every field
+    # but the namespace ``xp``, a module, which neither can copy; it is found again from the data.
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {name: getattr(self, name) for name in Tensor.__slots__ if name not in ("xp", "__weakref__")}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        for name, value in state.items():
+            setattr(self, name, value)
+        self.xp = namespace(self.data)
 
     # -- what the ops ask of a tensor: their output, their other operand --------
 
