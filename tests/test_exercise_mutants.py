@@ -147,8 +147,10 @@ def test_a_wrong_answer_is_caught_and_a_right_one_passes(name, n, answer, right)
     if right:
         assert error is None, f"solutions/{name}, exercise {n}: a right answer fails: {error!r}"
         # The engine warns of slips (a step with no gradient, a loss given probabilities): a right
-        # answer that sets one off would teach the learner to ignore them.
-        assert not warned, f"solutions/{name}, exercise {n}: a right answer warns: {warned[0].message}"
+        # answer that sets one off would teach the learner to ignore them. (Warnings raised at the
+        # notebook's lines only: the collector may finalise an earlier test's socket meanwhile.)
+        own = [w for w in warned if w.filename.startswith("solutions/")]
+        assert not own, f"solutions/{name}, exercise {n}: a right answer warns: {own[0].message}"
     else:
         assert error is not None, f"solutions/{name}, exercise {n}: the checks let this wrong answer through"
         # Caught by a check, with its message (what was tried, expected, got, a hint), not by a crash.
