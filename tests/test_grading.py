@@ -190,7 +190,9 @@ def test_call_without_recursion_fails_a_recursion_that_raised_the_limit_itself()
 
     limit = sys.getrecursionlimit()
     try:
-        with pytest.raises(AssertionError, match=r"from \d{4,} nested calls") as error:
+        # Counted (from 3001 nested calls), or, where Python stops the recursion itself while calls
+        # are counted (3.12.0 and 3.12.1 limit the C stack apart), the RecursionError reported.
+        with pytest.raises(AssertionError, match=r"from \d{4,} nested calls|got: +RecursionError") as error:
             grading.call_without_recursion(raise_limit_then_recurse, chain(3000), what="w", tried="t")
     finally:
         sys.setrecursionlimit(limit)
