@@ -462,15 +462,3 @@ def test_a_networks_output_list_used_as_a_value_is_named():
     for use in (lambda: out - Value(1.0), lambda: Value(2.0) * out):
         with pytest.raises(TypeError, match=r"a list of 1 Value\(s\) .*model\(x\)\[0\]"):
             use()
-
-
-@pytest.mark.parametrize("name, words", [
-    ("item", r"'Value' object has no attribute 'item': a Value's number is v\.data, a Python float"),
-    ("numpy", r"a Value's number is v\.data"),
-    ("is_integer", r"a Value's number is v\.data"),
-    ("shape", r"^'Value' object has no attribute 'shape'$"),  # nothing it looks like: Python's words
-])
-def test_pytorchs_item_asked_of_a_value_says_where_its_number_is(name, words):
-    # Before, Python's words alone: "'Value' object has no attribute 'item'" (loss.item() is PyTorch's).
-    with pytest.raises(AttributeError, match=words):
-        getattr(Value(2.0) * 3, name)

@@ -386,19 +386,3 @@ def test_the_engine_names_what_numpy_would_only_fail_on(call, error, words):
     # neither the tensor nor what to do.
     with pytest.raises(error, match=words):
         call()
-
-
-@pytest.mark.parametrize("name, words", [
-    ("argmax", r"'Tensor' object has no attribute 'argmax': argmax is a NumPy array's method; t\.data\.argmax\(\.\.\.\) "
-               r"computes it on the array, where no gradient flows"),
-    ("astype", r"t\.data\.astype\(\.\.\.\)"),
-    ("strides", r"strides is a NumPy array's attribute; t\.data\.strides reads it from the array$"),
-    ("grad_fn", r"^'Tensor' object has no attribute 'grad_fn'$"),  # nothing it looks like: Python's words
-    ("_private", r"^'Tensor' object has no attribute '_private'$"),
-])
-def test_a_numpy_arrays_name_asked_of_a_tensor_says_where_it_is(name, words):
-    # Before, Python's words alone: "'Tensor' object has no attribute 'argmax'".
-    t = Tensor([[1.0, 3.0], [2.0, 0.0]])
-    with pytest.raises(AttributeError, match=words):
-        getattr(t, name)
-    assert not hasattr(t, name)

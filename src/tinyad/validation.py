@@ -1,8 +1,7 @@
 """Argument checks shared by the networks, the optimisers, gradcheck, checkpoint, the data sets and
 the two engines' constructors (``as_real``: which numbers ``Value`` and ``Tensor`` take), and what
 both engines' nodes answer NumPy's functions: a refusal naming the op to write instead
-(``instead_of_numpy``), but for NumPy's operators (``numpy_operator``); and a node's answer to a
-name it lacks that its data has (``not_an_attribute``: ``t.argmax()``, ``loss.item()`` of a Value).
+(``instead_of_numpy``), but for NumPy's operators (``numpy_operator``).
 
 A size that is 0, negative or not a whole number would otherwise surface later as a
 ZeroDivisionError in an initialiser or an empty network that returns its input; a
@@ -185,32 +184,3 @@ def instead_of_numpy(kind: type, name: str, node: str) -> str:
     if needed and hasattr(kind, needed):
         return words.format(node)
     return f"its own ops ({node}.exp(), {node}.tanh(), {node} ** 2)"
-
-
-# What a Value is asked for out of PyTorch's habits: a tensor's number, or the tensor as an array.
-PYTORCH_NUMBER_METHODS = ("item", "numpy", "tolist")
-
-
-def not_an_attribute(node: Any, name: str, holds: type, letter: str) -> AttributeError:
-    """The AttributeError for ``node.name``, a name the node lacks (its ``__getattr__``).
-
-    Where the name belongs to what the node holds (``holds``: a NumPy array's ``argmax`` or
-    ``astype``, a float's ``is_integer``), or is PyTorch's ``loss.item()`` asked of a Value, it says
-    where it is: on ``node.data``, where no gradient flows. Python's own probes (``_`` names) and a
-    field not yet set get Python's words alone.
-    """
-    error = f"{type(node).__name__!r} object has no attribute {name!r}"
-    if name.startswith("_") or hasattr(type(node), name):
-        return AttributeError(error)
-    if holds is float and (name in PYTORCH_NUMBER_METHODS or hasattr(float, name)):
-        return AttributeError(f"{error}: a Value's number is {letter}.data, a Python float (no gradient flows "
-                              "through it)")
-    if holds is float or not hasattr(holds, name):
-        return AttributeError(error)
-    if not callable(getattr(holds, name)):
-        return AttributeError(f"{error}: {name} is a NumPy array's attribute; {letter}.data.{name} reads it "
-                              "from the array")
-    return AttributeError(
-        f"{error}: {name} is a NumPy array's method; {letter}.data.{name}(...) computes it on the array, where "
-        "no gradient flows (for a gradient, build it from the Tensor's ops)"
-    )

@@ -18,8 +18,7 @@ checked (a finite real number). An op passes its output's number, an empty label
 parents), in that order, and the constructor checks that the result is still finite (an
 overflow is an error that names the operation, never a silent inf). A plain number on
 either side of an operator becomes a constant leaf. NumPy's functions of a Value (``np.tanh(v)``)
-see only its number, so each is an error naming the Value's op to write instead (``v.tanh()``);
-PyTorch's ``loss.item()`` is an ``AttributeError`` that names the number, ``v.data``.
+see only its number, so each is an error naming the Value's op to write instead (``v.tanh()``).
 
 Two choices here are for speed, and benchmarks/README.md measures both: the ops pass their
 arguments by position (Python passes keywords through a dict, which an op would build for
@@ -40,9 +39,7 @@ from math import isfinite
 from typing import Any, Callable, Union
 
 from tinyad import graph
-from tinyad.validation import (
-    as_real, instead_of_numpy, not_an_attribute, numpy_operator, too_large_for_float, type_name,
-)
+from tinyad.validation import as_real, instead_of_numpy, numpy_operator, too_large_for_float, type_name
 
 Number = Union[int, float]
 Rule = Callable[["Value"], None]
@@ -156,10 +153,6 @@ class Value:
             f"{instead_of_numpy(Value, name, 'v')}, or v.data for its number, a constant that no "
             "gradient flows through"
         )
-
-    def __getattr__(self, name: str) -> Any:
-        # Asked only for a name the Value lacks: PyTorch's loss.item(), a float's, are named with v.data.
-        raise not_an_attribute(self, name, float, "v")
 
     # -- arithmetic -------------------------------------------------------------
 

@@ -59,8 +59,6 @@ Decisions worth knowing:
 - NumPy's functions of a Tensor (``np.sum(t)``, ``np.exp(t)``, ``np.array(t)``) would compute with
   its array and drop its graph: each is a ``TypeError`` that names the Tensor's own op to write
   instead (``t.sum(...)``). NumPy's operators are not: ``array + t`` is ``t.__radd__(array)``.
-  A NumPy array's method that a Tensor lacks (``t.argmax()``, ``t.astype(...)``) is an
-  ``AttributeError`` that names it on the data: ``t.data.argmax(...)``.
 - A Tensor copies (``copy.deepcopy(model)`` keeps the best weights while training goes on) and
   pickles, with its data, gradient and graph; its library's namespace is found again from the data.
 - A Python number or an integer array next to a Tensor takes the Tensor's dtype,
@@ -81,9 +79,7 @@ from typing import Any, Callable, Iterator, NoReturn, Sequence, Union
 import numpy as np
 
 from tinyad import graph
-from tinyad.validation import (
-    as_real, check_flag, instead_of_numpy, not_an_attribute, numpy_operator, type_name,
-)
+from tinyad.validation import as_real, check_flag, instead_of_numpy, numpy_operator, type_name
 from tinyad.tensor import binary, elementwise, grad_mode, reductions, shapes
 from tinyad.tensor.backend import (
     NUMPY, all_finite, cannot_combine, describe, device, dtype_name, float_dtype, is_array, library, namespace,
@@ -258,10 +254,6 @@ class Tensor:
             return func(self.data, *args[1:], **kwargs)
         where = func.__module__.replace("numpy", "np", 1)  # np, or np.linalg for np.linalg.norm
         raise _numpy_refused(f"{where}.{func.__name__} of a Tensor", instead_of_numpy(Tensor, func.__name__, "t"))
-
-    def __getattr__(self, name: str) -> NoReturn:
-        # Asked only for a name the Tensor lacks: a NumPy array's (t.argmax()) is named, with t.data.
-        raise not_an_attribute(self, name, np.ndarray, "t")
 
     def __format__(self, spec: str) -> str:
         """``f"{loss:.4f}"`` formats a one-element tensor's number; ``f"{t}"`` is the repr."""
