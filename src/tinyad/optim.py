@@ -83,7 +83,7 @@ class Optimizer:
                 f"{len(self.params)}: make a new one for the new list (SGD(model.parameters(), lr))"
             )
         ready = [(k, p, state) for k, (p, state) in enumerate(zip(self.params, self.state)) if p.has_grad()]
-        if all(type(p.grad) is float and p.grad == 0.0 for _, p, _ in ready):  # none, or only Values' 0.0
+        if _found_no_gradient(ready):
             warnings.warn(_no_gradient(self), stacklevel=2)
         for k, p, _ in ready:
             _check_grad(k, p)
@@ -192,6 +192,16 @@ class Adam(Optimizer):
         v_hat = state["v"] / (1 - beta2 ** state["t"])
         # Step by the mean over its typical size; eps outside the square root.
         p.data = p.data - self.lr * m_hat / (v_hat**0.5 + self.eps)
+
+
+def _found_no_gradient(ready: list) -> bool:
+    """Whether the parameters ``ready`` for a step (``(k, p, state)``, each with a gradient) give it
+    nothing to step by: there are none (every Tensor's gradient is None), or every one is a Value's 0.0."""
+    if not ready:
+        return True
+    if type(ready[0][1].grad) is not float:  # an array: asked first, as the common case costs a step least
+        return False
+    return all(type(p.grad) is float and p.grad == 0.0 for _, p, _ in ready)
 
 
 def _no_gradient(optimiser: Optimizer) -> str:
