@@ -52,6 +52,19 @@ def test_a_step_fails_with_what_was_seen(seen, step, complaint):
     assert check.settled(seen, step) is None
 
 
+@pytest.mark.parametrize("step, previous, next_, ready", [
+    (0, True, False, True), (3, False, False, True), (7, False, True, True),
+    # The label and the picture already show the step, the buttons not yet (CI saw this after
+    # 'reset': the previous button still enabled from step 7).
+    (0, False, False, False), (7, False, False, False), (3, True, False, False),
+])
+def test_a_step_has_settled_only_once_its_buttons_are_set_for_it(step, previous, next_, ready):
+    label = "step 0 of 7: seed: L.grad = 1" if step == 0 else f"step {step} of 7: L (+) added 1 to u, 1 to v"
+    seen = state(label, ("v6", ["L"]))
+    seen["buttons"] = {"previous": previous, "next": next_, "reset": False}
+    assert (check.settled(seen, step) is seen) == ready
+
+
 def test_a_picture_wider_than_the_stepper_fails():
     seen = state("step 0 of 7: seed: L.grad = 1", ("v6", ["L"]))
     seen["overflow"] = 240

@@ -640,10 +640,16 @@ def check_step(state: dict, step: int) -> tuple[str, str]:
 
 
 def settled(state: dict, step: int) -> dict | None:
-    """``state`` if it shows ``step`` with the node its label names highlighted, else None."""
+    """``state`` if it shows ``step`` with the node its label names highlighted and its buttons
+    set for that step (previous disabled at the first, next at the last), else None."""
     try:
         check_step(state, step)
     except CheckFailed:
+        return None
+    # The buttons are widgets of their own, set after the label and the picture: a check right
+    # after the label changed could see them as they were for the step before.
+    buttons = state["buttons"]
+    if buttons.get("previous") != (step == 0) or buttons.get("next") != (step == state["last"]):
         return None
     return state
 
