@@ -408,8 +408,8 @@ def test_a_value_formats_as_its_number_and_refuses_to_be_a_float_or_ordered():
     ("np.sqrt(v)", r"v \*\* 0\.5"),
     ("np.absolute(v)", r"its own ops \(v\.exp\(\), v\.tanh\(\), v \*\* 2\)"),
     ("np.sign(v)", r"np\.sign\(v\.data\) \(its result has no gradient to follow\)"),
-    # A Value has no @: NumPy's matmul is refused without advising one (an AttributeError from
-    # inside the engine, where the array came first).
+    # A Value has no @: NumPy's matmul is refused without advising one (where the array came first,
+    # it was an AttributeError from inside the engine).
     ("np.matmul(v, 2.0)", r"its own ops \(v\.exp\(\), v\.tanh\(\), v \*\* 2\)"),
     ("np.matmul(np.ones(2), v)", r"its own ops \(v\.exp\(\), v\.tanh\(\), v \*\* 2\)"),
 ])

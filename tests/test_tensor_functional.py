@@ -385,7 +385,9 @@ def test_a_loss_given_probabilities_for_logits_warns_with_the_floor_it_cannot_pa
     assert loss.item() == pytest.approx(np.log(np.e + 9) - 1, rel=1e-9)
     with pytest.warns(UserWarning, match=r"binary_cross_entropy_with_logits got the output of sigmoid .* "
                                          r"below 0\.313 "):
-        F.binary_cross_entropy_with_logits(Tensor([[5.0, -5.0]], requires_grad=True).sigmoid(), [[1.0, 0.0]])
+        loss = F.binary_cross_entropy_with_logits(Tensor([[50.0, 50.0]], requires_grad=True).sigmoid(), [[1.0, 1.0]])
+    # Its floor: a probability of exactly 1 at target 1, squashed again, is log(1 + 1/e) away.
+    assert loss.item() == pytest.approx(np.log1p(np.exp(-1.0)), rel=1e-9)
 
 
 def test_a_loss_given_logits_or_log_probabilities_does_not_warn():

@@ -655,7 +655,8 @@ def settled(state: dict, step: int) -> dict | None:
 
 
 def check_stepper(browser: Any, prefix: Path) -> None:
-    """Click to the end, one back, reset, one forward; check the label and highlight each time.
+    """Click to the end, one back, reset, one forward; check the label, the highlight and the
+    buttons each time (``settled``).
 
     The seed (step 0) and the root's rule (step 1) both highlight the root."""
     from selenium.webdriver.common.by import By
@@ -664,9 +665,10 @@ def check_stepper(browser: Any, prefix: Path) -> None:
         box = browser.find_element(By.XPATH, f"//div[contains(@class,'widget-vbox')]//button[normalize-space()='{button}']")
         js(browser, "arguments[0].scrollIntoView({block: 'center'})", box)
         box.click()
-        # The label and the picture are two widgets, updated one after the other: wait for both.
+        # The label, the picture and the buttons are widgets updated one after another: wait for all.
         return wait_for(lambda: settled(stepper_state(browser), expected_step), 10,
-                        f"the stepper to show step {expected_step} after '{button}'")
+                        f"the stepper to show step {expected_step} after '{button}', the node it names "
+                        "highlighted, previous disabled only at step 0 and next only at the last")
 
     def shot(state: dict) -> None:
         box = browser.find_element(By.XPATH, "//div[contains(@class,'widget-vbox')][.//button[normalize-space()='reset']]")
@@ -679,17 +681,12 @@ def check_stepper(browser: Any, prefix: Path) -> None:
     last = state["last"]
     for step in range(state["step"] + 1, last + 1):
         state = click("next", step)
-        check_step(state, step)
         if step == last // 2:
             shot(state)
-    if not state["buttons"]["next"] or state["buttons"]["previous"]:
-        raise CheckFailed("at the last step the stepper's next button should be disabled, previous enabled")
     shot(state)
-    check_step(click("previous", last - 1), last - 1)
+    click("previous", last - 1)
     state = click("reset", 0)
     root, _ = check_step(state, 0)
-    if not state["buttons"]["previous"] or state["buttons"]["next"]:
-        raise CheckFailed("at step 0 the stepper's previous button should be disabled, next enabled")
     shot(state)
     state = click("next", 1)
     if check_step(state, 1)[0] != root:

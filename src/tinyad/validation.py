@@ -1,7 +1,7 @@
 """Argument checks shared by the networks, the optimisers, gradcheck, checkpoint, the data sets and
 the two engines' constructors (``as_real``: which numbers ``Value`` and ``Tensor`` take), and what
 both engines' nodes answer NumPy's functions: a refusal naming the op to write instead
-(``instead_of_numpy``), but for NumPy's operators (``numpy_operator``).
+(``instead_of_numpy``, ``numpy_refused``), but for NumPy's operators (``numpy_operator``).
 
 A size that is 0, negative or not a whole number would otherwise surface later as a
 ZeroDivisionError in an initialiser or an empty network that returns its input; a
@@ -134,6 +134,19 @@ REFLECTED_OPERATORS = {
     np.power: "__rpow__", np.matmul: "__rmatmul__", np.less: "__gt__", np.less_equal: "__ge__",
     np.greater: "__lt__", np.greater_equal: "__le__", np.equal: "__eq__", np.not_equal: "__ne__",
 }
+
+
+def numpy_refused(kind: str, what: str, instead: str, plain: str) -> TypeError:
+    """The error for NumPy given a ``kind`` node ("Tensor", "Value") where it would compute with
+    its numbers and drop its graph: ``what`` NumPy was asked, the op to write ``instead``, and
+    ``plain``, the node's numbers as a constant (``t.data``)."""
+    return TypeError(f"NumPy cannot follow a {kind}'s graph ({what}): use {instead}, or {plain} that no "
+                     "gradient flows through")
+
+
+def ufunc_name(ufunc: Any, method: str) -> str:
+    """How a learner wrote NumPy's call: ``tanh`` for ``np.tanh(v)``, ``add.reduce`` for ``np.add.reduce(t)``."""
+    return ufunc.__name__ if method == "__call__" else f"{ufunc.__name__}.{method}"
 
 
 def numpy_operator(node: Any, ufunc: Any, method: str, inputs: tuple, kwargs: dict) -> str | None:

@@ -39,7 +39,9 @@ from math import isfinite
 from typing import Any, Callable, Union
 
 from tinyad import graph
-from tinyad.validation import as_real, instead_of_numpy, numpy_operator, too_large_for_float, type_name
+from tinyad.validation import (
+    as_real, instead_of_numpy, numpy_operator, numpy_refused, too_large_for_float, type_name, ufunc_name,
+)
 
 Number = Union[int, float]
 Rule = Callable[["Value"], None]
@@ -147,12 +149,9 @@ class Value:
             return getattr(self, reflected)(inputs[0])
         if ufunc.__name__ in ("equal", "not_equal"):  # no == of its own: Python's, by identity
             return ufunc.__name__ == "not_equal"  # an array or a NumPy number is not this Value
-        name = ufunc.__name__ if method == "__call__" else f"{ufunc.__name__}.{method}"
-        raise TypeError(
-            f"NumPy cannot follow a Value's graph (np.{name} of a Value): use "
-            f"{instead_of_numpy(Value, name, 'v')}, or v.data for its number, a constant that no "
-            "gradient flows through"
-        )
+        name = ufunc_name(ufunc, method)
+        raise numpy_refused("Value", f"np.{name} of a Value", instead_of_numpy(Value, name, "v"),
+                            "v.data for its number, a constant")
 
     # -- arithmetic -------------------------------------------------------------
 

@@ -79,7 +79,9 @@ from typing import Any, Callable, Iterator, NoReturn, Sequence, Union
 import numpy as np
 
 from tinyad import graph
-from tinyad.validation import as_real, check_flag, instead_of_numpy, numpy_operator, type_name
+from tinyad.validation import (
+    as_real, check_flag, instead_of_numpy, numpy_operator, numpy_refused, type_name, ufunc_name,
+)
 from tinyad.tensor import binary, elementwise, grad_mode, reductions, shapes
 from tinyad.tensor.backend import (
     NUMPY, all_finite, cannot_combine, describe, device, dtype_name, float_dtype, is_array, library, namespace,
@@ -244,7 +246,7 @@ class Tensor:
         reflected = numpy_operator(self, ufunc, method, inputs, kwargs)
         if reflected:
             return getattr(self, reflected)(inputs[0])
-        name = ufunc.__name__ if method == "__call__" else f"{ufunc.__name__}.{method}"
+        name = ufunc_name(ufunc, method)
         if "out" in kwargs:  # array += t
             raise _numpy_refused(f"np.{name} of a Tensor, written into an array", "a = a + t, a Tensor")
         raise _numpy_refused(f"np.{name} of a Tensor", instead_of_numpy(Tensor, name, "t"))
@@ -605,10 +607,7 @@ class Tensor:
 
 def _numpy_refused(what: str, instead: str) -> TypeError:
     """The error for NumPy given a Tensor where it would compute with its array and drop its graph."""
-    return TypeError(
-        f"NumPy cannot follow a Tensor's graph ({what}): use {instead}, or t.data for the array, "
-        "t.item() for one number, both constants that no gradient flows through"
-    )
+    return numpy_refused("Tensor", what, instead, "t.data for the array, t.item() for one number, both constants")
 
 
 def _check_gradient_array(grad: Any, node: Tensor) -> None:
