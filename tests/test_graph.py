@@ -109,6 +109,16 @@ def test_graph_nodes_hash_by_identity():
         a != 1.0  # noqa: B015
 
 
+def test_a_tensor_looked_up_in_a_list_is_told_how_to_find_it_by_identity():
+    # `p in params` compares p with each entry by `is`, then by ==: the first parameter was found,
+    # the last one raised "no == or !=", which the learner never wrote.
+    params = [Tensor([1.0]), Tensor([2.0])]
+    assert params[0] in params
+    with pytest.raises(TypeError, match=r"`p in params`.*any\(p is q for q in params\), or a set"):
+        params[1] in params  # noqa: B015
+    assert params[1] in set(params)
+
+
 def test_a_chain_far_deeper_than_the_recursion_limit_sorts_and_backpropagates():
     # 200,000 nodes deep, 200 times Python's recursion limit (benchmarks/scalar_bench.py times a
     # million): a walk that recursed would stop near 1,000.

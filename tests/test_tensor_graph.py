@@ -197,6 +197,28 @@ def test_second_backward_through_a_released_graph_raises():
         y.backward()
 
 
+def test_a_new_output_that_reaches_a_freed_graph_is_told_the_usual_causes():
+    # It said "pass retain_graph=True", which for a running total of losses adds every earlier
+    # loss's gradient in again, silently: W.grad came out twice the step's own.
+    x = Tensor(np.ones(3), requires_grad=True)
+    total = 0
+    total = total + (x * x).sum()
+    total.backward()
+    total = total + (x * 3).sum()
+    with pytest.raises(RuntimeError, match=r"earlier graph.*loss\.item\(\).*h\.detach\(\).*two losses") as caught:
+        total.backward()
+    assert "'+' node" in str(caught.value)
+
+
+def test_an_output_walked_again_after_an_earlier_walk_freed_it():
+    x = Tensor(np.ones(3), requires_grad=True)
+    h = x * 2
+    loss = h.sum()
+    loss.backward()
+    with pytest.raises(RuntimeError, match=r"already walked \(a '\*' node\).*retain_graph=True to the earlier"):
+        h.backward(np.ones(3))
+
+
 def test_retain_graph_allows_a_second_backward():
     x = Tensor(np.ones(3), requires_grad=True)
     _, y = _chain(x)
@@ -823,6 +845,12 @@ def test_a_tensor_formats_as_its_number_and_is_no_float_no_numpy_array_and_has_n
     ("np.add.reduce(t)", r"its own ops \(t\.exp\(\), t\.tanh\(\), t \*\* 2\)"),
     ("np.clip(t, 0, 1)", r"its own ops \(t\.exp\(\), t\.tanh\(\), t \*\* 2\)"),
     ("np.linalg.norm(t)", r"its own ops \(t\.exp\(\), t\.tanh\(\), t \*\* 2\)"),
+    # Each was "its own ops (t.exp(), t.tanh(), t ** 2)", none of which does what was asked.
+    ("np.expand_dims(t, 0)", r"t\.reshape\(\.\.\.\) with the new axis of size 1"),
+    ("np.squeeze(w)", r"t\.reshape\(\.\.\.\) without the axes of size 1"),
+    ("np.where(t.data > 1, t, 0)", r"t \* mask for np\.where\(mask, t, 0\)"),
+    ("np.stack([t, t])", r"a list of them \(tinyad has no stack or concatenate"),
+    ("np.concatenate([t, t])", r"a list of them \(tinyad has no stack or concatenate"),
     # An index, a mask: no gradient to follow, so NumPy's function of the data (was "its own ops").
     ("np.argmax(w, axis=1)", r"np\.argmax\(t\.data\) \(its result has no gradient to follow\)"),
     ("np.isnan(t)", r"np\.isnan\(t\.data\) \(its result has no gradient to follow\)"),

@@ -171,7 +171,13 @@ OPS_INSTEAD_OF_NUMPY = {
     "maximum": ("relu", "{0}.relu() for np.maximum({0}, 0)"), "dot": ("__matmul__", "{0} @ w"),
     "matmul": ("__matmul__", "{0} @ w"), "add": ("__add__", "{0} + u"), "subtract": ("__sub__", "{0} - u"),
     "multiply": ("__mul__", "{0} * u"), "divide": ("__truediv__", "{0} / u"), "negative": ("__neg__", "-{0}"),
+    "expand_dims": ("reshape", "{0}.reshape(...) with the new axis of size 1"),
+    "squeeze": ("reshape", "{0}.reshape(...) without the axes of size 1"),
+    "where": ("__mul__", "{0} * mask for np.where(mask, {0}, 0), with mask an array of 0s and 1s"),
+    "stack": ("__add__", "a list of them (tinyad has no stack or concatenate: combine what is computed "
+                         "from each, total = total + loss)"),
 }
+OPS_INSTEAD_OF_NUMPY["concatenate"] = OPS_INSTEAD_OF_NUMPY["stack"]
 
 
 # NumPy's functions whose results (an index, a mask, a count, a rounded number) carry no gradient:

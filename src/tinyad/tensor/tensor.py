@@ -207,7 +207,9 @@ class Tensor:
     def __eq__(self, other: Any) -> bool:
         raise TypeError(
             "tinyad Tensors have no == or !=: compare their arrays, t.data == other.data (no gradient "
-            "flows through a comparison); `a is b` asks whether two tensors are the same node"
+            "flows through a comparison); `a is b` asks whether two tensors are the same node. "
+            "`p in params`, params.index(p) and params.remove(p) compare with == too: use "
+            "any(p is q for q in params), or a set of tensors, which finds them by identity"
         )
 
     __ne__ = __eq__
@@ -513,6 +515,8 @@ class Tensor:
         freed during the walk, and walking it again raises ``RuntimeError``.
         """
         retain_graph = check_flag(retain_graph, "retain_graph")
+        if self.backward_rule is freed_backward:
+            raise walked_twice(self)
         if not self.requires_grad:
             raise RuntimeError(
                 "backward() on a tensor that does not require grad: no input of the "
@@ -648,12 +652,27 @@ def _gradient_set_by_hand(own: Any, node: Tensor) -> TypeError:
     )
 
 
+def walked_twice(out: Tensor) -> RuntimeError:
+    """The error for backward() from an output that an earlier backward() walked and freed."""
+    return RuntimeError(
+        f"backward() from an output that an earlier backward() already walked (a {out.op!r} "
+        "node): that walk freed its graph. Pass retain_graph=True to the earlier backward() to "
+        "walk it again (the leaves' gradients then add up)"
+    )
+
+
 def freed_backward(out: Tensor) -> None:
-    """The rule of a released node: walking it again is an error that says what to do."""
+    """The rule of a released node, reached from a new output: part of its graph is an earlier
+    one's, which that graph's backward() freed. Its usual causes each have their own mend, and
+    retain_graph=True (which would add the earlier graph's gradients in again) is only one's."""
     raise RuntimeError(
-        f"backward through a graph that was already freed (at a {out.op!r} node): an earlier "
-        "backward() released its buffers; pass retain_graph=True to that backward() to walk "
-        "the graph again"
+        f"backward() reached a {out.op!r} node of an earlier graph, freed by that graph's "
+        "backward(): this output was computed from an output of an earlier step. For a running "
+        "total of losses, add loss.item() (a number) rather than the loss; for a state carried "
+        "from one step to the next (an RNN's h), carry h.detach(); for a parameter made by an op "
+        "(Tensor(w, requires_grad=True) * 0.01 is not a leaf), make the leaf from the result, "
+        "Tensor(w * 0.01, requires_grad=True). Only for two outputs of one forward pass (two "
+        "losses), pass retain_graph=True to the first backward(), or backward() their sum once"
     )
 
 
