@@ -339,3 +339,39 @@ def test_a_wrong_gradient_where_the_slope_is_0_is_given_by_how_far_off():
 
     with pytest.raises(AssertionError, match=r"backward gave 1, finite differences give 0 \(off by 1, atol"):
         gradcheck(zero, Tensor([-1.0], requires_grad=True))
+
+
+def test_central_difference_nudges_one_entry_or_says_what_index_it_needs():
+    # An index with fewer integers than x has axes nudged a whole row: [[1, 2], [3, 4]] gave
+    # "slopes" [6, 6] for a sum of squares, whose slopes there are 2 and 4.
+    square_sum = lambda v: float((v * v).sum())  # noqa: E731
+    with pytest.raises(TypeError, match=r"one integer for each axis of x \(shape \(2, 2\)\), such as \(0, 0\); got \(0,\)"):
+        central_difference(square_sum, np.array([[1.0, 2.0], [3.0, 4.0]]), (0,), 1e-6)
+    with pytest.raises(TypeError, match="got 0$"):
+        central_difference(square_sum, np.array([1.0, 2.0]), 0, 1e-6)
+    assert central_difference(square_sum, np.array([[1.0, 2.0], [3.0, 4.0]]), (0, 1), 1e-6) == pytest.approx(4.0)
+
+
+@pytest.mark.parametrize("x, index", [(np.array([1.0, 2.0]), (0,)), (1e10, ())])
+def test_central_difference_refuses_an_eps_lost_in_rounding(x, index):
+    # An array gave nan (0 / 0) with a RuntimeWarning, a number a bare ZeroDivisionError: lesson
+    # 02's own experiment near 1e10 with eps = 1e-7.
+    eps = 1e-20 if index else 1e-7
+    with pytest.raises(ValueError, match=r"eps = 1e-(20|07) is too small.*== x in float64"):
+        central_difference(lambda v: float(np.sum(2 * v)), x, index, eps)
+    with pytest.raises(ValueError, match=r"central_difference's eps must be > 0, got 0"):
+        central_difference(lambda v: float(np.sum(2 * v)), x, index, 0.0)
+
+
+def test_an_f_that_is_random_is_named_before_its_noise_is_read_as_a_slope():
+    # Dropout inside f: "backward gave 1.87, finite differences give 737795.7", and no word of why.
+    rng = np.random.default_rng(0)
+
+    def dropout_then_tanh(t):
+        return (t * Tensor((rng.random(t.shape) > 0.5) * 2.0)).tanh().sum()
+
+    with pytest.raises(ValueError, match=r"f gave two different results at the same inputs.*Seed what is random"):
+        gradcheck(dropout_then_tanh, Tensor(np.linspace(-1, 1, 5), requires_grad=True))
+    # The same f, seeded inside, passes.
+    assert gradcheck(lambda t: (t * Tensor((np.random.default_rng(1).random(t.shape) > 0.5) * 2.0)).tanh().sum(),
+                     Tensor(np.linspace(-1, 1, 5), requires_grad=True))

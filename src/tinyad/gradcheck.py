@@ -15,6 +15,7 @@ in float64, and each nudged point goes back into the input's library and onto it
 
 from __future__ import annotations
 
+import math
 import numbers
 from contextlib import contextmanager
 from typing import Any, Callable, Iterator
@@ -102,7 +103,7 @@ def gradcheck(
                 "do not mix dtypes (PyTorch), make them float64 for the check"
             )
         raise
-    _scalar(out)
+    first = _scalar(out)
     own, order = set(leaves), graph.topo_sort(out)
     if (out not in own and (out.parents or getattr(out, "requires_grad", True))
             and not own.intersection(order)):
@@ -146,6 +147,7 @@ def gradcheck(
         # A nan anywhere fails: `error > allowed` is False for nan, so ask the opposite.
         bad = ~(error <= allowed)
         if np.any(bad):
+            _check_same_each_time(first, [_scalar(f(*leaves)) for _ in range(5)])
             worst = furthest_outside(error, allowed)
             a, n = analytic[i][worst], numeric[worst]
             where = "" if numeric.shape == () else f" at index {worst}"
@@ -156,6 +158,20 @@ def gradcheck(
                 f"atol={atol}, rtol={rtol})"
             )
     return True
+
+
+def _check_same_each_time(first: float, again: list[float]) -> None:
+    """A ValueError unless ``f`` gave ``first`` each time ``again`` at the same inputs: finite
+    differences read a random ``f``'s noise as its slope (dropout inside ``f`` gave 700,000)."""
+    for value in again:
+        if value == first or math.isclose(value, first, rel_tol=1e-12) or (math.isnan(value) and math.isnan(first)):
+            continue
+        raise ValueError(
+            f"gradcheck: f gave two different results at the same inputs ({first:.10g}, then "
+            f"{value:.10g}): finite differences compare f at nearby points, so f must give the same "
+            "number each time. Seed what is random inside f (dropout, a batch drawn at random) inside "
+            "f, or leave it out for the check"
+        )
 
 
 @contextmanager
@@ -218,13 +234,18 @@ def _check_step(eps: float, i: int, x: Any) -> None:
     if lost.any():
         index, where = _first(lost)
         value = float(data[index])
-        side = "x + eps" if value + eps == value else "x - eps"  # the spacing below a power of 2 halves
-        raise ValueError(
-            f"gradcheck's eps = {eps:g} is too small for {_name(i, x)}{where}: x = {value:.6g}, and "
-            f"{side} == x in float64 (the spacing of floats there is {np.spacing(abs(value)):.3g}), "
-            "so every finite difference there would be 0. Pass an eps well above that spacing (the "
-            "default, 1e-6, suits inputs of size about 1)"
-        )
+        raise ValueError(f"gradcheck's eps = {eps:g} is too small for {_name(i, x)}{where}: "
+                         + _lost_in_rounding(eps, value))
+
+
+def _lost_in_rounding(eps: float, value: float) -> str:
+    """Why ``eps`` cannot nudge ``value``, and what to pass instead."""
+    side = "x + eps" if value + eps == value else "x - eps"  # the spacing below a power of 2 halves
+    return (
+        f"x = {value:.6g}, and {side} == x in float64 (the spacing of floats there is "
+        f"{np.spacing(abs(value)):.3g}), so every finite difference there would be 0. Pass an eps "
+        "well above that spacing (1e-6 suits inputs of size about 1)"
+    )
 
 
 def _stepped_outside(error: Exception, eps: float, i: int, x: Any, original: Any,
@@ -261,7 +282,29 @@ def central_difference(f: Callable[[Any], float], x: Any, index: tuple, eps: flo
         step = up - down
     else:
         up, down = np.array(x, dtype=np.float64), np.array(x, dtype=np.float64)
+        _check_index(index, up)  # one entry: an integer for each axis
         up[index] += eps
         down[index] -= eps
         step = up[index] - down[index]
+    if not step > 0:  # eps <= 0, or lost in rounding: both points would be x itself
+        raise _no_step(eps, x, index)
     return (float(f(up)) - float(f(down))) / step
+
+
+def _check_index(index: Any, x: np.ndarray) -> None:
+    """A TypeError unless ``index`` names one entry of ``x``: a tuple of one integer per axis."""
+    if (not isinstance(index, tuple) or len(index) != x.ndim
+            or not all(isinstance(k, numbers.Integral) for k in index)):
+        raise TypeError(
+            f"central_difference nudges one entry of x: index must be a tuple of one integer for "
+            f"each axis of x (shape {x.shape}), such as {(0,) * x.ndim}; got {index!r}"
+        )
+
+
+def _no_step(eps: Any, x: Any, index: tuple) -> ValueError:
+    """The error for an ``eps`` that does not move ``x[index]``."""
+    if not eps > 0:
+        return ValueError(f"central_difference's eps must be > 0, got {eps!r}")
+    value = float(x) if isinstance(x, numbers.Real) else float(np.asarray(x, dtype=np.float64)[index])
+    where = f" at index {index}" if index else ""
+    return ValueError(f"central_difference: eps = {eps:g} is too small{where}: " + _lost_in_rounding(eps, value))
