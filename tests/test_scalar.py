@@ -128,11 +128,25 @@ def test_value_coerces_real_numbers_to_float():
 
 @pytest.mark.parametrize(
     "bad, words",
-    [("3", "str"), (None, "NoneType"), (1 + 2j, "complex"), ([1.0], "list"), (np.ones(3), "size 3")],
+    [("3", "str"), (None, "NoneType"), (1 + 2j, "complex"), ([1.0], "list"), (np.ones(3), r"shape \(3,\)")],
 )
 def test_value_rejects_what_is_not_a_real_number(bad, words):
     with pytest.raises(TypeError, match=words):
         Value(bad)
+
+
+def test_a_batch_given_to_the_scalar_network_is_told_to_go_one_example_at_a_time():
+    # A batch of 4 read "this neuron takes 2 inputs, got 4"; a batch of 2 (as many rows as inputs)
+    # reached Value() with a row: "needs a real number, got ndarray: an array of size 2".
+    from tinyad.scalar.nn import MLP
+
+    model = MLP(2, [3, 1], seed=0)
+    with pytest.raises(ValueError, match=r"takes 2 inputs, got 4 \(a batch of 4 examples\?.*\[model\(x\) for x in X\]"):
+        model(np.zeros((4, 2)))
+    with pytest.raises(TypeError, match=r"got an array of shape \(2,\).*one example at a time"):
+        model(np.zeros((2, 2)))
+    with pytest.raises(ValueError, match=r"takes 2 inputs, got 3$"):  # one example, too long: no batch hint
+        model([1.0, 2.0, 3.0])
 
 
 def test_value_of_a_value_says_to_detach():
@@ -367,7 +381,7 @@ def test_mlp_sizes_may_come_from_any_iterable():
 def test_operands_that_are_not_numbers_are_named_whatever_the_operator():
     with pytest.raises(TypeError, match="got str: 'a'"):
         Value(2.0) - "a"
-    with pytest.raises(TypeError, match="got ndarray: an array of size 2"):
+    with pytest.raises(TypeError, match=r"got an array of shape \(2,\): a Value holds one number"):
         np.array([1.0, 2.0]) + Value(2.0)  # not an array of Values
     assert (np.float64(3.0) * Value(2.0)).data == 6.0
     assert (Value(2.0) / np.int64(4)).data == 0.5  # NumPy ints to negative powers are refused
@@ -426,7 +440,7 @@ def test_numpys_numbers_and_arrays_meet_a_value_as_before():
     for got, expected in [(np.float64(3.0) * v, 6.0), (np.float64(3.0) - v, 1.0),
                           (np.float64(3.0) / v, 1.5), (np.float64(3.0) + v, 5.0)]:
         assert isinstance(got, Value) and got.data == expected
-    with pytest.raises(TypeError, match=r"Value\(\) needs a real number, got ndarray"):
+    with pytest.raises(TypeError, match=r"Value\(\) needs one number, got an array of shape \(2,\)"):
         np.array([1.0, 2.0]) + v  # not an array of Values, made in silence
     with pytest.raises(TypeError, match="Values have no order"):
         np.float64(1.0) < v

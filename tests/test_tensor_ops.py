@@ -129,6 +129,23 @@ def test_a_mean_is_finite_where_only_its_sum_would_overflow(dtype, big):
     np.testing.assert_array_equal(x.grad, np.full((2, 2), 0.25 + 0.5, dtype=dtype))
 
 
+def test_sum_to_shape_takes_a_list_for_a_shape_and_names_an_operand_or_a_tensor_passed_instead():
+    # A list [2, 3] for the shape (2, 3) was "cannot have come from broadcasting shape [2, 3]"; the
+    # operand b for b.shape, "Tensors have no =="; a Tensor for the gradient, an error from
+    # array_api_compat ("Tensor is not a supported array type").
+    grad, b = np.ones((2, 3)), Tensor(np.ones(3))
+    assert np.array_equal(sum_to_shape(grad, [1, 3]), [[2.0, 2.0, 2.0]])
+    assert sum_to_shape(grad, [2, 3]) is grad
+    with pytest.raises(TypeError, match=r"takes a shape, got a Tensor of shape \(3,\): pass its \.shape"):
+        sum_to_shape(grad, b)
+    with pytest.raises(TypeError, match=r"got an array of shape \(3,\): pass its \.shape"):
+        sum_to_shape(grad, b.data)
+    with pytest.raises(TypeError, match=r"a tuple of ints such as \(2, 3\), got 3"):
+        sum_to_shape(grad, 3)
+    with pytest.raises(TypeError, match=r"sums an array, got a Tensor.*out\.grad \* b\.data"):
+        sum_to_shape(Tensor(grad), (3,))
+
+
 def test_sum_to_shape_rejects_a_shape_that_could_not_broadcast():
     with pytest.raises(ValueError, match=r"\(2, 3\).*\(4,\)"):
         sum_to_shape(np.ones((2, 3)), (4,))
@@ -386,3 +403,20 @@ def test_the_engine_names_what_numpy_would_only_fail_on(call, error, words):
     # neither the tensor nor what to do.
     with pytest.raises(error, match=words):
         call()
+
+
+def test_the_log_of_an_underflowed_softmax_or_sigmoid_names_the_op_that_gives_it():
+    # It said only "log needs positive entries": the learner's log(softmax(x)) is right in exact
+    # arithmetic, and log_softmax is what the course teaches for it.
+    from tinyad import Value
+    from tinyad.tensor import functional as F
+
+    with pytest.raises(ValueError, match=r"2 of the 3 entries are <= 0.*softmax's output.*log_softmax\(scores\)"):
+        F.softmax(Tensor([[0.0, 800.0, -5.0]], requires_grad=True)).log()
+    with pytest.raises(ValueError, match=r"sigmoid's output, which rounds to 0 below x = -745.*log_sigmoid\(x\)"):
+        Tensor([-800.0, 1.0], requires_grad=True).sigmoid().log()
+    with pytest.raises(ValueError, match=r"log\(0\.0\).*log\(sigmoid\(x\)\) is -\(-x\)\.softplus\(\)"):
+        Value(-800.0).sigmoid().log()
+    assert (-(-Value(-800.0)).softplus()).data == -800.0  # the stable form the message gives
+    with pytest.raises(ValueError, match=r"the smallest is 0\)$"):  # any other op: no hint
+        (Tensor([0.0, 1.0], requires_grad=True) * 1.0).log()

@@ -25,7 +25,9 @@ def _check_length(x: Input, expected: int, who: str) -> None:
     if not hasattr(x, "__len__"):
         raise TypeError(f"{who} takes a list of {expected} inputs, got {type(x).__name__}: {x!r}")
     if len(x) != expected:
-        raise ValueError(f"{who} takes {expected} inputs, got {len(x)}")
+        batch = (f" (a batch of {len(x)} examples? The network takes one example at a time: "
+                 "[model(x) for x in X])") if len(x) and hasattr(x[0], "__len__") else ""
+        raise ValueError(f"{who} takes {expected} inputs, got {len(x)}{batch}")
 
 
 class Module:

@@ -250,7 +250,9 @@ class Value:
 
     def log(self) -> Value:
         if self.data <= 0.0:
-            raise ValueError(f"log({self.data}): log needs a positive number")
+            stable = (": sigmoid rounds to 0 below x = -745, and log(sigmoid(x)) is -(-x).softplus(), "
+                      "finite for every x") if self.op == "sigmoid" else ""
+            raise ValueError(f"log({self.data}): log needs a positive number{stable}")
         return Value(math.log(self.data), "", (self,), "log", Value.log_backward)
 
     @staticmethod
@@ -359,6 +361,14 @@ def as_float(data: object) -> float:
     elif (getattr(data, "size", None) == 1 and hasattr(data, "item")
           and not isinstance(data, numbers.Real)):  # a size-1 NumPy array
         return as_float(data.item())
+    elif isinstance(data, (list, tuple)) or len(getattr(data, "shape", ())) >= 1:  # several numbers
+        what = (f"a {type(data).__name__} of {len(data)} entries" if isinstance(data, (list, tuple))
+                else f"an array of shape {tuple(data.shape)}")
+        raise TypeError(
+            f"Value() needs one number, got {what}: a Value "
+            "holds one number. A row of a batch? The scalar engine's network takes one example at a "
+            "time: [model(x) for x in X]"
+        )
     else:
         number = as_real(data, "Value()")  # a Fraction, a NumPy number; anything else is refused
     if not isfinite(number):

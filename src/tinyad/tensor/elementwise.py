@@ -73,13 +73,21 @@ def exp_backward(out: Tensor) -> None:
     out.parents[0].accumulate(out.grad * out.data)  # d e^x / dx = e^x, the output itself
 
 
+# The ops whose outputs round to 0, where, and the op that gives their log without taking the log of 0.
+LOG_OF = {"softmax": ("for scores far below the largest", "log_softmax(scores)"),
+          "sigmoid": ("below x = -745", "log_sigmoid(x)")}
+
+
 def log(x: Tensor) -> Tensor:
     """The natural log; ValueError naming how many entries are <= 0 and the smallest."""
     xp = x.xp
     if x.size and xp.min(x.data) <= 0:
+        stable = (f": they are {x.op}'s output, which rounds to 0 {LOG_OF[x.op][0]}; "
+                  f"tinyad.tensor.functional.{LOG_OF[x.op][1]} is its log, finite everywhere"
+                  ) if x.op in LOG_OF else ""
         raise ValueError(
             f"log needs positive entries: {int(xp.count_nonzero(x.data <= 0))} of the {x.size} "
-            f"entries are <= 0 (the smallest is {float(xp.min(x.data)):.6g})"
+            f"entries are <= 0 (the smallest is {float(xp.min(x.data)):.6g}){stable}"
         )
     return x.new_node(xp.log(x.data), parents=(x,), op="log", backward_rule=log_backward)
 

@@ -12,8 +12,10 @@ rule passes its gradients through it, so after any backward
 
 from __future__ import annotations
 
+import numbers
 from typing import Any
 
+from tinyad import graph
 from tinyad.tensor.backend import namespace
 
 
@@ -23,8 +25,15 @@ def sum_to_shape(grad: Any, shape: tuple[int, ...]) -> Any:
     Example: a gradient of shape ``(4, 2, 3)`` for an operand of shape ``(2, 1)``
     is summed over axis 0 (added in front) and axis 2 (stretched from 1 to 3).
     """
+    if not isinstance(shape, tuple):  # a list, or the operand itself where its shape was meant
+        shape = _as_shape(shape)
     if grad.shape == shape:
         return grad
+    if graph.is_node(grad):
+        raise TypeError(
+            "sum_to_shape sums an array, got a Tensor: a rule computes its gradients from arrays, "
+            "out.grad and the parents' .data (out.grad * b.data, not out.grad * b)"
+        )
     original, xp = grad.shape, namespace(grad)
     extra = grad.ndim - len(shape)
     if extra < 0:
@@ -40,3 +49,16 @@ def sum_to_shape(grad: Any, shape: tuple[int, ...]) -> Any:
         raise ValueError(f"sum_to_shape: a gradient of shape {original} cannot have come "
                          f"from broadcasting shape {shape}")
     return grad
+
+
+def _as_shape(shape: Any) -> tuple[int, ...]:
+    """``shape`` as a tuple of ints (from a list), or a TypeError naming what came instead."""
+    if hasattr(shape, "shape"):
+        raise TypeError(
+            f"sum_to_shape takes a shape, got {'a Tensor' if graph.is_node(shape) else 'an array'} of shape "
+            f"{tuple(shape.shape)}: "
+            "pass its .shape (sum_to_shape(grad, b.shape))"
+        )
+    if isinstance(shape, list) and all(isinstance(n, numbers.Integral) for n in shape):
+        return tuple(shape)
+    raise TypeError(f"sum_to_shape takes a shape, a tuple of ints such as (2, 3), got {shape!r}")
