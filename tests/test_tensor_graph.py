@@ -215,7 +215,7 @@ def test_an_output_walked_again_after_an_earlier_walk_freed_it():
     h = x * 2
     loss = h.sum()
     loss.backward()
-    with pytest.raises(RuntimeError, match=r"already walked \(a '\*' node\).*retain_graph=True to the earlier"):
+    with pytest.raises(RuntimeError, match=r"already walked \(a '\*' node\).*forward pass inside the loop.*retain_graph=True to the earlier"):
         h.backward(np.ones(3))
 
 
@@ -428,6 +428,40 @@ def test_checkpoint_whose_fn_cuts_its_input_off_passes_zero_behind_it():
     second = checkpoint(lambda t: t.detach() @ w, first)
     second.sum().backward()
     assert np.array_equal(a.grad, np.zeros((2, 3))) and w.grad is not None
+
+
+@pytest.mark.parametrize("changed", ["a fresh random mask", "a weight stepped before backward"])
+def test_checkpoint_whose_recomputation_differs_from_its_forward_is_refused(changed):
+    # The gradients were those of the recomputed function, in silence: with a dropout mask drawn
+    # inside fn, x.grad was [2, 2, 2, 2, 2, 0] for a forward that kept [2, 0, 0, 0, 2, 2].
+    rng = np.random.default_rng(0)
+    x = Tensor(np.ones((2, 3)), requires_grad=True)
+    w = Tensor(np.full((3, 3), 0.5), requires_grad=True)
+    if changed == "a fresh random mask":
+        out = checkpoint(lambda a: a * Tensor((rng.random(a.shape) > 0.5) / 0.5), x)
+    else:
+        out = checkpoint(lambda a: (a @ w).tanh(), x)
+        w.data = w.data + 1.0
+    with pytest.raises(RuntimeError, match=r"recomputing fn in backward gave another output than the "
+                                           r"forward pass \(largest difference .*no fresh random numbers.*opt\.step\(\)"):
+        out.sum().backward()
+
+
+def test_checkpoint_whose_fn_records_nothing_for_inputs_that_need_a_gradient_says_so():
+    # no_grad() inside fn: x.grad came back all 0 and w.grad None, with no word; without
+    # checkpoint, backward() from the same output refuses.
+    w = Tensor(np.full((3, 2), 0.5), requires_grad=True)
+    x = Tensor(np.ones((2, 3)), requires_grad=True)
+
+    def block(a):
+        with no_grad():
+            return (a @ w).tanh()
+
+    with pytest.raises(RuntimeError, match="does not require grad"):
+        block(x).sum().backward()
+    with pytest.warns(UserWarning, match=r"needs no gradient, though tensors passed to checkpoint do: .*no_grad\(\) inside fn"):
+        checkpoint(block, x).sum().backward()
+    assert np.array_equal(x.grad, np.zeros((2, 3))) and w.grad is None
 
 
 def test_checkpoint_given_a_blocks_result_where_the_block_belongs_says_so():
@@ -1027,3 +1061,34 @@ def test_a_checkpoint_input_that_needs_no_gradient_gets_none():
     checkpoint(lambda a, b: a * b, x, c).sum().backward()
     assert c.grad is None
     np.testing.assert_array_equal(x.grad, [2.0, 3.0])
+
+
+@pytest.mark.parametrize("call, instead", [
+    # Each was Python's "'Tensor' object has no attribute ...", or for abs() and round() "bad operand
+    # type" and "doesn't define __round__", none of which says what to write.
+    ("logits.argmax(axis=1)", r"t\.data\.argmax\(\.\.\.\): an index has no gradient"),
+    ("logits.tolist()", r"t\.data\.tolist\(\)"),
+    ("logits.view(4)", r"t\.reshape\(\.\.\.\)"),
+    ("logits.numel()", r"t\.size, a number"),
+    ("logits.sqrt()", r"t \*\* 0\.5"),
+    ("logits.std()", r"\(\(t - t\.mean\(\)\) \*\* 2\)\.mean\(\) \*\* 0\.5"),
+])
+def test_a_method_brought_from_numpy_or_pytorch_names_what_to_write_instead(call, instead):
+    logits = Tensor(np.array([[1.0, -2.0], [3.0, 4.0]]), requires_grad=True)
+    name = call[call.index(".") + 1:call.index("(")]
+    with pytest.raises(AttributeError, match=rf"^a Tensor has no {name}\(\): {instead}"):
+        eval(call)
+
+
+def test_abs_and_round_of_a_tensor_name_what_to_write_and_the_abs_they_give_is_right():
+    t = Tensor(np.array([-2.0, 0.0, 3.0]), requires_grad=True)
+    with pytest.raises(TypeError, match=r"round\(\) of a Tensor: round\(t\.item\(\), 4\)"):
+        round(t, 4)
+    with pytest.raises(TypeError, match=r"abs\(\) of a Tensor: .*t\.relu\(\) \+ \(-t\)\.relu\(\) is \|t\|"):
+        abs(t)
+    absolute = t.relu() + (-t).relu()
+    absolute.sum().backward()
+    assert np.array_equal(absolute.data, [2.0, 0.0, 3.0]) and np.array_equal(t.grad, [-1.0, 0.0, 1.0])
+    # NumPy's function of the same name still names the op or the data, not the refusal.
+    with pytest.raises(TypeError, match=r"use t \*\* 0\.5"):
+        np.sqrt(t)

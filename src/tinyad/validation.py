@@ -194,7 +194,7 @@ def instead_of_numpy(kind: type, name: str, node: str) -> str:
     data where the result has no gradient anyway (``np.argmax(t.data)``), another op it has
     (``t ** 0.5`` for ``np.sqrt``; no ``@`` for a Value), or a few of its ops."""
     method = getattr(kind, name, None)
-    if not name.startswith("_") and callable(method):
+    if not name.startswith("_") and callable(method) and not hasattr(method, "instead"):  # an op
         takes = len(inspect.signature(method).parameters) > 1  # beyond self: an axis, a shape
         return f"{node}.{name}({'...' if takes else ''})"
     if name in WITHOUT_GRADIENT:

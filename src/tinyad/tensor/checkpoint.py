@@ -20,11 +20,17 @@ The checkpoint node does not list it as a parent, so the surrounding walk could
 finish with it before the recomputation adds its share. The backward rule
 detects this and raises ``RuntimeError`` saying to pass the tensor as an argument.
 
-``fn`` must be deterministic (no fresh random numbers), and its output may be used
-any number of times: all uses add into the checkpoint node's gradient before its
-rule runs. A block that nothing needing a gradient goes into (frozen parameters, inputs that
-need none) passes no gradient on, as the same block without checkpoint would; since its output
-was recorded all the same, the rule warns, in case a ``requires_grad=True`` was forgotten.
+``fn`` must be deterministic (no fresh random numbers), and what it reads must not change
+between the forward pass and backward (no ``opt.step()`` in between): the rule compares the
+recomputed output with the forward one and raises ``RuntimeError`` where they differ, since its
+gradients would be another function's. The output may be used any number of times: all uses
+add into the checkpoint node's gradient before its rule runs.
+
+A block that nothing needing a gradient goes into (frozen parameters, inputs that need none)
+passes no gradient on, as the same block without checkpoint would; since its output was
+recorded all the same, the rule warns, in case a ``requires_grad=True`` was forgotten. It warns
+too where inputs need a gradient but the recomputed output does not (``no_grad()`` inside
+``fn``, or inputs detached): they get 0.
 """
 
 from __future__ import annotations
@@ -62,6 +68,7 @@ def checkpoint_backward(out: Tensor) -> None:
         recomputed = fn(*inputs)
     _refuse_captured_interior(block, recomputed)
     block.clear()  # hold no extra references: the inner walk frees the block as it goes
+    _refuse_another_output(out, recomputed)
     if recomputed.requires_grad:
         # The inner walk fills the parameters' grads directly and the inputs' copies here.
         recomputed.backward(out.grad)
@@ -69,6 +76,11 @@ def checkpoint_backward(out: Tensor) -> None:
         # Nothing fn reads needs a gradient: a frozen block, which passes none on, or a forgotten
         # requires_grad=True, which the walk cannot tell from it. Said, not refused.
         warnings.warn(_needs_no_gradient(out), stacklevel=2)
+    else:
+        # Inputs that need a gradient went in, and none came out: fn cut them off on purpose
+        # (x.detach()) or by a slip (no_grad() inside fn). Without checkpoint, backward() from
+        # this output alone would refuse; here the walk goes on, so it is said.
+        warnings.warn(_cut_off(out), stacklevel=2)
     for t, x in zip(out.parents, inputs):
         if t.requires_grad:
             # An input fn cut itself off from (x.detach() inside fn) gets 0, as a cut input would
@@ -84,6 +96,35 @@ def _needs_no_gradient(out: Tensor) -> str:
         f"checkpoint: the block's output (shape {out.shape}) needs no gradient: neither the tensors "
         "passed to checkpoint nor the ones fn reads (its parameters) require grad, so it passes no "
         "gradient on. Right for a frozen block; to train its parameters, give them requires_grad=True"
+    )
+
+
+def _cut_off(out: Tensor) -> str:
+    """The warning for a block whose inputs need a gradient while its recomputed output does not."""
+    return (
+        f"checkpoint: the block's output (shape {out.shape}) needs no gradient, though tensors passed "
+        "to checkpoint do: fn computed it without recording (no_grad() inside fn?) or from detached "
+        "inputs, so they get a gradient of 0. Take no_grad() out of fn to train through the block"
+    )
+
+
+def _refuse_another_output(out: Tensor, recomputed: Tensor) -> None:
+    """RuntimeError unless recomputing ``fn`` gave the forward pass's output (to rounding): else the
+    gradients it passes on are those of another function, in silence."""
+    xp = out.xp
+    if recomputed.shape == out.shape:
+        difference = xp.abs(recomputed.data - out.data)
+        scale = xp.max(xp.abs(out.data)) if out.size else 0.0
+        if out.size == 0 or float(xp.max(difference)) <= 1e-6 * (1.0 + float(scale)):
+            return
+        what = f"largest difference {float(xp.max(difference)):.3g}"
+    else:
+        what = f"shape {recomputed.shape}, where the forward pass gave {out.shape}"
+    raise RuntimeError(
+        f"checkpoint: recomputing fn in backward gave another output than the forward pass ({what}), "
+        "so its gradients would be another function's. fn must give the same output each time: no "
+        "fresh random numbers inside it (draw a dropout mask outside fn and pass it in), and nothing "
+        "it reads may change between the forward pass and backward() (opt.step() before backward?)"
     )
 
 

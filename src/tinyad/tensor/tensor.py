@@ -233,6 +233,12 @@ class Tensor:
             "flows through it)"
         )
 
+    def __round__(self, ndigits: int | None = None) -> NoReturn:
+        raise TypeError("round() of a Tensor: round(t.item(), 4) rounds its number (no gradient flows through it)")
+
+    def __abs__(self) -> NoReturn:
+        raise TypeError(f"abs() of a Tensor: tinyad has no abs; {INSTEAD_OF_METHODS['abs']}")
+
     def __array__(self, dtype: Any = None, copy: Any = None) -> NoReturn:
         # Asked for np.array(t), and for each Tensor of a list given to NumPy or matplotlib: a
         # training loop's losses kept as Tensors (losses.append(loss)), then plotted or averaged.
@@ -609,6 +615,45 @@ class Tensor:
         self.backward_rule = freed_backward
 
 
+# Methods a learner brings from NumPy's arrays or PyTorch's tensors that a Tensor does not have,
+# and what to write instead. Each becomes a method that raises AttributeError with those words:
+# methods, not a __getattr__, which would slow down every attribute a Tensor reads.
+INSTEAD_OF_METHODS = {
+    "argmax": "t.data.argmax(...): an index has no gradient to follow",
+    "argmin": "t.data.argmin(...): an index has no gradient to follow",
+    "tolist": "t.data.tolist() for its numbers (no gradient flows through them)",
+    "astype": "Tensor(t.data.astype(...)) for a new leaf in another dtype (float32 or float64)",
+    "copy": "t.detach() for a new leaf with the same numbers",
+    "clip": "t.relu() for a floor of 0; tinyad has no clip",
+    "clamp": "t.relu() for a floor of 0; tinyad has no clamp",
+    "abs": "t.relu() + (-t).relu() is |t|, with slope -1 or 1 (0 at 0)",
+    "sqrt": "t ** 0.5",
+    "square": "t ** 2",
+    "flatten": "t.reshape(-1)",
+    "squeeze": "t.reshape(...) without the axes of size 1",
+    "unsqueeze": "t.reshape(...) with a new axis of size 1",
+    "view": "t.reshape(...)",
+    "numel": "t.size, a number (not a method)",
+    "dim": "t.ndim, a number (not a method)",
+    "var": "((t - t.mean()) ** 2).mean()",
+    "std": "((t - t.mean()) ** 2).mean() ** 0.5",
+    "zero_": "t.zero_grad() to forget its gradient, or t.data[...] = 0 to set its numbers to 0 in place",
+}
+
+
+def _method_instead(name: str, instead: str) -> Callable[..., NoReturn]:
+    def refused(self: Tensor, *args: Any, **kwargs: Any) -> NoReturn:
+        raise AttributeError(f"a Tensor has no {name}(): {instead}")
+
+    refused.__name__ = refused.__qualname__ = name
+    refused.instead = instead  # not an op: validation.instead_of_numpy looks past it
+    return refused
+
+
+for _name, _instead in INSTEAD_OF_METHODS.items():
+    setattr(Tensor, _name, _method_instead(_name, _instead))
+
+
 def _numpy_refused(what: str, instead: str) -> TypeError:
     """The error for NumPy given a Tensor where it would compute with its array and drop its graph."""
     return numpy_refused("Tensor", what, instead, "t.data for the array, t.item() for one number, both constants")
@@ -656,8 +701,11 @@ def walked_twice(out: Tensor) -> RuntimeError:
     """The error for backward() from an output that an earlier backward() walked and freed."""
     return RuntimeError(
         f"backward() from an output that an earlier backward() already walked (a {out.op!r} "
-        "node): that walk freed its graph. Pass retain_graph=True to the earlier backward() to "
-        "walk it again (the leaves' gradients then add up)"
+        "node): that walk freed its graph. In a training loop, compute the output anew each step "
+        "(the forward pass inside the loop): a graph holds the activations of the parameters as "
+        "they were, and after an update its gradients would belong to neither. To walk the same "
+        "graph twice, pass retain_graph=True to the earlier backward() (the leaves' gradients "
+        "then add up)"
     )
 
 
