@@ -578,3 +578,37 @@ def test_a_setting_of_true_is_refused():
         SGD([p], lr=True)
     with pytest.raises(TypeError, match="momentum must be a number, got True"):
         SGD([p], lr=0.1, momentum=True)
+
+
+@pytest.mark.parametrize("resized", [(1, 3), (3, 3)])
+@pytest.mark.parametrize("make", [lambda ps: Adam(ps, lr=0.1), lambda ps: SGD(ps, lr=0.1, momentum=0.9)],
+                         ids=["Adam", "SGD with momentum"])
+def test_a_parameter_resized_after_a_step_is_named_not_grown_by_the_old_state(make, resized):
+    # Resized to (1, 3), the state of shape (2, 3) broadcast into the step and the parameter came
+    # back (2, 3), in silence; resized to (3, 3), NumPy's "operands could not be broadcast together".
+    w = Tensor(np.ones((2, 3)), requires_grad=True)
+    optimiser = make([w])
+    w.grad = np.ones((2, 3))
+    optimiser.step()
+    w.data, w.grad = np.zeros(resized), np.ones(resized)
+    with pytest.raises(ValueError, match=rf"parameter 0 has shape \({resized[0]}, 3\), but the optimiser's state "
+                                         r"for it \((m, v|buffer)\) has shape \(2, 3\).*Make a new optimiser"):
+        optimiser.step()
+    assert w.data.shape == resized and np.array_equal(w.data, np.zeros(resized))  # put back as it was
+
+
+def test_the_parameter_lists_an_optimiser_is_wrongly_given_are_named_with_what_to_pass():
+    from tinyad.tensor.nn import MLP as TensorMLP
+
+    model = TensorMLP(2, [3, 1], seed=0)
+    used = (p for p in model.parameters())
+    SGD(used, lr=0.1)
+    # Each was "the optimiser got an empty list", "parameter 0 is a str", "... is a Linear", "... is a list".
+    with pytest.raises(ValueError, match=r"an empty generator: a generator gives its items once.*Pass a list"):
+        SGD(used, lr=0.1)
+    with pytest.raises(TypeError, match=r"got a dict; pass its parameters, list\(d\.values\(\)\)"):
+        SGD({"w": model.parameters()[0]}, lr=0.1)
+    with pytest.raises(TypeError, match=r"parameter 0 is a Linear.*it is a module: pass the parameters"):
+        SGD(model.layers, lr=0.1)
+    with pytest.raises(TypeError, match=r"parameter 0 is a list.*a list of 4 parameters: pass one flat list"):
+        SGD([model.parameters()], lr=0.1)

@@ -88,11 +88,18 @@ class Optimizer:
         for k, p, _ in ready:
             _check_grad(k, p)
         done = []  # (k, parameter, its state, and both as they were before this step)
+        updating = False  # whether an error comes from an update itself (NumPy's words) or a check here
         try:
             for k, p, state in ready:
                 before = p.data
                 done.append((k, p, state, before, dict(state) if state else None))
+                updating = True
                 self.update(p, state)
+                updating = False
+                if getattr(p.data, "shape", None) != getattr(before, "shape", None):
+                    # A state made for another shape broadcast into the step: the parameter grew.
+                    raise _state_of_another_shape(k, before, state) or ValueError(
+                        f"the update changed parameter {k}'s shape from {_shape(before)} to {_shape(p.data)}")
                 if type(p.data) is not type(before) and isinstance(p.data, np.generic):
                     p.data = np.asarray(p.data)  # NumPy's arithmetic on a 0-d array gives a scalar
                 # Asked of the result rather than of the gradient: a gradient with nan or inf gives
@@ -101,11 +108,16 @@ class Optimizer:
                 # that would double the checks' cost, for gradients above 1e154, or 1e19 in float32.)
                 if not _finite(p.data):
                     raise _refused_update(k, p, self, _changed_in_place(done))
-        except BaseException:  # this error, or one raised by an update: put back what moved
+        except BaseException as error:  # this error, or one raised by an update: put back what moved
             for _, q, q_state, q_data, q_kept in done:
                 q.data = q_data
                 q_state.clear()
                 q_state.update(q_kept or {})
+            if updating and isinstance(error, ValueError):  # NumPy's words for a state of another shape?
+                k, q, q_state, _, _ = done[-1]
+                stale = _state_of_another_shape(k, q.data, q_state)
+                if stale is not None:
+                    raise stale from error
             raise
 
     def update(self, p: Any, state: dict[str, Any]) -> None:
@@ -194,6 +206,21 @@ class Adam(Optimizer):
         p.data = p.data - self.lr * m_hat / (v_hat**0.5 + self.eps)
 
 
+def _state_of_another_shape(k: int, data: Any, state: dict[str, Any]) -> ValueError | None:
+    """The error for parameter ``k`` (its array ``data``) when an array in its ``state`` has another
+    shape: the parameter was resized since the optimiser last stepped it. None if none has."""
+    shape = getattr(data, "shape", None)
+    stale = [name for name, value in state.items()
+             if getattr(value, "shape", shape) != shape and not isinstance(value, np.generic)]
+    if not stale:
+        return None
+    return ValueError(
+        f"parameter {k} has shape {_shape(data)}, but the optimiser's state for it ({', '.join(stale)}) has "
+        f"shape {_shape(state[stale[0]])}: the parameter changed shape after the optimiser last stepped "
+        "it. Make a new optimiser for the resized parameters (Adam(model.parameters(), lr))"
+    )
+
+
 def _found_no_gradient(ready: list) -> bool:
     """Whether the parameters ``ready`` for a step (``(k, p, state)``, each with a gradient) give it
     nothing to step by: there are none (every Tensor's gradient is None), or every one is a Value's 0.0."""
@@ -218,6 +245,8 @@ def _no_gradient(optimiser: Optimizer) -> str:
 def _parameter_list(params: Any) -> list:
     """``params`` as a list of distinct leaves, or an error that says what to pass instead."""
     what = type(params).__name__
+    if isinstance(params, dict):  # list(d) would be its keys
+        raise TypeError("the optimiser got a dict; pass its parameters, list(d.values())")
     if callable(getattr(params, "parameters", None)):
         raise TypeError(f"the optimiser got a {what}; pass its parameters: model.parameters()")
     if is_node(params):  # one Value or Tensor: iterating a Tensor would give its rows
@@ -227,17 +256,23 @@ def _parameter_list(params: Any) -> list:
         raise TypeError(f"the optimiser got the method {name} itself, not the list it returns: call it, "
                         "model.parameters()")
     try:
+        once = iter(params) is params  # a generator or an iterator: its items come once
         params = list(params)
     except TypeError:
         raise TypeError(f"the optimiser needs a list of parameters, got {params!r}") from None
     if not params:
+        if once:
+            raise ValueError(
+                f"the optimiser got an empty {what}: a {what} gives its items once, so one already "
+                "used up (by another optimiser, or a loop) gives none. Pass a list, model.parameters()"
+            )
         raise ValueError("the optimiser got an empty list of parameters")
     first_seen: dict[int, int] = {}
     for k, p in enumerate(params):
         if not is_node(p):
             raise TypeError(
                 f"parameter {k} is a {type_name(p)}: parameters are Values or Tensors "
-                "(the leaves whose .data the optimiser updates from their .grad)"
+                "(the leaves whose .data the optimiser updates from their .grad)" + _instead_of_entry(p)
             )
         if p.parents or p.backward_rule is not None:  # an op's output (released by backward: no parents)
             raise ValueError(
@@ -252,6 +287,17 @@ def _parameter_list(params: Any) -> list:
             )
         first_seen[id(p)] = k
     return params
+
+
+def _instead_of_entry(p: Any) -> str:
+    """What to pass where a list of parameters holds a module or a list of parameters."""
+    if callable(getattr(p, "parameters", None)):
+        return ("; it is a module: pass the parameters, model.parameters(), or for a list of layers "
+                "[p for layer in layers for p in layer.parameters()]")
+    if isinstance(p, (list, tuple)) and p and all(is_node(q) for q in p):
+        return (f"; it is a {type(p).__name__} of {len(p)} parameters: pass one flat list, "
+                "model.parameters() itself, or a + b to join two lists")
+    return ""
 
 
 def _is_real(grad: Any) -> bool:
