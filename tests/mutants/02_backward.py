@@ -73,6 +73,9 @@ MUTANTS = {
                         break
                     node.backward_rule(node)
             """,
+            "the engine's walk instead": """
+                order[-1].backward()
+            """,
         },
         "right": """
             root = order[-1]
