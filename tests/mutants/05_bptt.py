@@ -34,6 +34,8 @@ MUTANTS = {
             "the returned states detached": [("        h = cell(x, h)\n        states.append(h)",
                                               "        h = cell(x, h)\n        if (t + 1) % k == 0:\n"
                                               "            h = [v.detach() for v in h]\n        states.append(h)")],
+            "the states before a cut returned as detached copies": [
+                ("        states.append(h)", "        states.append([v.detach() for v in h] if (t + 1) % k == 0 else h)")],
             "every k-th state frozen": [("            h = [v.detach() for v in h]", "            h = [v.detach() for v in h0]")],
             "one Value a step, not the state": [("        states.append(h)", "        states.append(h[0])")],
         },
