@@ -98,6 +98,10 @@ MUTANTS = {
             "exp(x) overflows": """
                 return np.exp(x) / (1 + np.exp(x))
             """,
+            "the overflow's warning silenced": """
+                with np.errstate(all="ignore"):
+                    return 1 / (1 + np.exp(-x))
+            """,
             "np.where of two unstable branches": """
                 return np.where(x >= 0, 1 / (1 + np.exp(-x)), np.exp(x) / (1 + np.exp(x)))
             """,
