@@ -54,11 +54,9 @@ def sum_to_shape(grad: Any, shape: tuple[int, ...]) -> Any:
 def _as_shape(shape: Any) -> tuple[int, ...]:
     """``shape`` as a tuple of ints (from a list), or a TypeError naming what came instead."""
     if hasattr(shape, "shape"):
-        raise TypeError(
-            f"sum_to_shape takes a shape, got {'a Tensor' if graph.is_node(shape) else 'an array'} of shape "
-            f"{tuple(shape.shape)}: "
-            "pass its .shape (sum_to_shape(grad, b.shape))"
-        )
+        what = "a Tensor" if graph.is_node(shape) else "an array"
+        raise TypeError(f"sum_to_shape takes a shape, got {what} of shape {tuple(shape.shape)}: "
+                        "pass its .shape (sum_to_shape(grad, b.shape))")
     if isinstance(shape, list) and all(isinstance(n, numbers.Integral) for n in shape):
         return tuple(shape)
     raise TypeError(f"sum_to_shape takes a shape, a tuple of ints such as (2, 3), got {shape!r}")
