@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import sys
 
 import numpy as np
 import pytest
@@ -310,7 +311,8 @@ def test_gradcheck_names_float64_copies_where_a_float32_torch_model_refuses_them
     model = nn.MLP(3, [4, 1], xp=xp, dtype="float32", seed=0)
     with pytest.raises(TypeError, match="dtypes float64, float32") as error:
         gradcheck(lambda x: model(x).sum(), Tensor(torch.ones(2, 3)))
-    assert "gradcheck called f at float64 copies of its inputs" in "".join(error.value.__notes__)
+    if sys.version_info >= (3, 11):  # notes are Python 3.11's; on 3.10 the TypeError is PyTorch's alone
+        assert "gradcheck called f at float64 copies of its inputs" in "".join(error.value.__notes__)
 
 
 def test_an_eps_lost_below_x_is_named_as_x_minus_eps():

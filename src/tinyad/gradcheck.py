@@ -96,7 +96,8 @@ def gradcheck(
     try:
         out = f(*leaves)
     except TypeError as error:
-        if any(getattr(x, "xp", NUMPY) is not NUMPY for x in inputs):
+        # (add_note is Python 3.11's: on 3.10 the error goes on as it is.)
+        if any(getattr(x, "xp", NUMPY) is not NUMPY for x in inputs) and hasattr(error, "add_note"):
             error.add_note(
                 "gradcheck called f at float64 copies of its inputs (finite differences need float64): "
                 "where f's own tensors (a model's parameters) are float32, in a library whose products "
