@@ -23,6 +23,7 @@ import os
 for _name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ[_name] = "1"  # before NumPy is imported, as in tensor_bench.py
 
+import argparse  # noqa: E402
 import contextlib  # noqa: E402
 import statistics  # noqa: E402
 from typing import Any, Callable, Iterator  # noqa: E402
@@ -115,4 +116,6 @@ def main() -> None:
 
 
 if __name__ == "__main__":
+    # No options: --help says what the script measures, and runs nothing.
+    argparse.ArgumentParser(description=__doc__.split("\n\n")[0]).parse_args()
     main()
