@@ -1066,7 +1066,8 @@ def test_a_checkpoint_input_that_needs_no_gradient_gets_none():
 @pytest.mark.parametrize("call, instead", [
     # Each was Python's "'Tensor' object has no attribute ...", or for abs() and round() "bad operand
     # type" and "doesn't define __round__", none of which says what to write.
-    ("logits.argmax(axis=1)", r"t\.data\.argmax\(\.\.\.\): an index has no gradient"),
+    ("logits.argmax(axis=1)", r"np\.argmax\(t\.data\) \(its result has no gradient to follow\)"),
+    ("logits.squeeze()", r"t\.reshape\(\.\.\.\) without the axes of size 1"),
     ("logits.tolist()", r"t\.data\.tolist\(\)"),
     ("logits.view(4)", r"t\.reshape\(\.\.\.\)"),
     ("logits.numel()", r"t\.size, a number"),

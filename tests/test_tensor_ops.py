@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis.extra.numpy import mutually_broadcastable_shapes
 
-from tinyad import Tensor, gradcheck
+from tinyad import Tensor, Value, gradcheck
 from tinyad.tensor import sum_to_shape
 
 from op_families import BINARY, REDUCTIONS  # tests/op_families.py: the ops by family
@@ -408,7 +408,6 @@ def test_the_engine_names_what_numpy_would_only_fail_on(call, error, words):
 def test_the_log_of_an_underflowed_softmax_or_sigmoid_names_the_op_that_gives_it():
     # It said only "log needs positive entries": the learner's log(softmax(x)) is right in exact
     # arithmetic, and log_softmax is what the course teaches for it.
-    from tinyad import Value
     from tinyad.tensor import functional as F
 
     with pytest.raises(ValueError, match=r"2 of the 3 entries are <= 0.*softmax's output.*log_softmax\(scores\)"):
@@ -420,3 +419,42 @@ def test_the_log_of_an_underflowed_softmax_or_sigmoid_names_the_op_that_gives_it
     assert (-(-Value(-800.0)).softplus()).data == -800.0  # the stable form the message gives
     with pytest.raises(ValueError, match=r"the smallest is 0\)$"):  # any other op: no hint
         (Tensor([0.0, 1.0], requires_grad=True) * 1.0).log()
+
+
+@needs_torch
+def test_what_lessons_03_and_06_say_pytorch_does_and_tinyad_does_not():
+    # Lesson 06: PyTorch's engine sums a gradient that broadcasting stretched back to its input's
+    # shape, whatever rule made it (a custom Function that forgot the sum); tinyad's accumulate
+    # refuses one, so the missing sum is found.
+    class AddForgettingTheSum(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, x, b):
+            return x + b
+
+        @staticmethod
+        def backward(ctx, g):
+            return g, g  # g has x's shape (2, 3), not b's (3,)
+
+    x = torch.ones(2, 3, dtype=torch.float64, requires_grad=True)
+    b = torch.ones(3, dtype=torch.float64, requires_grad=True)
+    AddForgettingTheSum.apply(x, b).sum().backward()
+    assert b.grad.shape == (3,) and b.grad.tolist() == [2.0, 2.0, 2.0]
+    leaf = Tensor(np.ones(3), requires_grad=True)
+    with pytest.raises(RuntimeError, match=r"gradient of shape \(2, 3\) to a tensor of shape \(3,\)"):
+        leaf.accumulate(np.ones((2, 3)))
+    # Lesson 03: a tensor kept with retain_grad() adds up across walks, as a leaf does; tinyad
+    # resets its interior nodes at the start of each walk.
+    a = torch.tensor(0.5, dtype=torch.float64, requires_grad=True)
+    s = (a * 3).tanh()
+    s.retain_grad()
+    loss = s * a
+    loss.backward(retain_graph=True)
+    once = s.grad.item()
+    loss.backward()
+    assert s.grad.item() == 2 * once
+    va = Value(0.5)
+    vs = (va * 3).tanh()
+    vloss = vs * va
+    vloss.backward()
+    vloss.backward()
+    assert vs.grad == once  # reset, then filled once

@@ -617,20 +617,17 @@ class Tensor:
 
 # Methods a learner brings from NumPy's arrays or PyTorch's tensors that a Tensor does not have,
 # and what to write instead. Each becomes a method that raises AttributeError with those words:
-# methods, not a __getattr__, which would slow down every attribute a Tensor reads.
+# methods, not a __getattr__, which would slow down every attribute a Tensor reads. Those that
+# are NumPy's functions too say what NumPy's function of a Tensor says (validation.instead_of_numpy).
+NUMPY_METHODS = ("argmax", "argmin", "sqrt", "square", "squeeze")
 INSTEAD_OF_METHODS = {
-    "argmax": "t.data.argmax(...): an index has no gradient to follow",
-    "argmin": "t.data.argmin(...): an index has no gradient to follow",
     "tolist": "t.data.tolist() for its numbers (no gradient flows through them)",
     "astype": "Tensor(t.data.astype(...)) for a new leaf in another dtype (float32 or float64)",
     "copy": "t.detach() for a new leaf with the same numbers",
     "clip": "t.relu() for a floor of 0; tinyad has no clip",
     "clamp": "t.relu() for a floor of 0; tinyad has no clamp",
     "abs": "t.relu() + (-t).relu() is |t|, with slope -1 or 1 (0 at 0)",
-    "sqrt": "t ** 0.5",
-    "square": "t ** 2",
     "flatten": "t.reshape(-1)",
-    "squeeze": "t.reshape(...) without the axes of size 1",
     "unsqueeze": "t.reshape(...) with a new axis of size 1",
     "view": "t.reshape(...)",
     "numel": "t.size, a number (not a method)",
@@ -650,6 +647,8 @@ def _method_instead(name: str, instead: str) -> Callable[..., NoReturn]:
     return refused
 
 
+for _name in NUMPY_METHODS:  # before the loop below sets them: the tables answer, not the method
+    INSTEAD_OF_METHODS[_name] = instead_of_numpy(Tensor, _name, "t")
 for _name, _instead in INSTEAD_OF_METHODS.items():
     setattr(Tensor, _name, _method_instead(_name, _instead))
 
