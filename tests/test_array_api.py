@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 
 from tinyad import Tensor, checkpoint, gradcheck, no_grad
+from tinyad.gradcheck import numeric_gradient
 from tinyad.optim import SGD, Adam
 from tinyad.tensor import backend, functional as F, nn
 from array_libraries import (  # tests/array_libraries.py
@@ -334,6 +335,8 @@ def test_an_index_pytorch_refuses_is_named_with_the_tensors_shape():
     t = Tensor(torch.arange(3.0))
     with pytest.raises(IndexError, match=r"cannot index a tensor of shape \(3,\) with slice\(None, None, -1\): step"):
         t[::-1]  # NumPy reverses; PyTorch's tensors take no negative step (a ValueError of its own)
+    with pytest.raises(IndexError, match=r"torch takes no negative step in a slice, where NumPy does: reverse with an index array"):
+        t[::-1]
 
 
 @needs_torch_tensors
@@ -346,3 +349,92 @@ def test_a_repeated_index_into_a_transposed_torch_tensor_adds_twice():
         expected = np.zeros(tuple(x.shape))
         np.add.at(expected, (slice(None), [0, 0]) if x.shape == (3, 2) else [0, 0], 1.0)
         np.testing.assert_array_equal(x.grad.numpy(), expected)
+
+
+def test_checkpoint_refuses_an_output_of_another_library(xp):
+    name = backend.library(xp)
+    x = Tensor(np.ones(2), requires_grad=True)
+    with pytest.raises(TypeError, match=f"checkpoint: fn returned an? {name} .* from inputs held in a numpy array"):
+        checkpoint(lambda t: Tensor(to(xp, np.ones(2))) * t.sum().item(), x)  # it held theirs as NumPy's
+    calls = []
+
+    def switches(t: Tensor) -> Tensor:  # NumPy's in the forward pass, theirs when recomputed
+        calls.append(t)
+        return t * 2 if len(calls) == 1 else Tensor(to(xp, np.ones(2))) * 2
+
+    y = checkpoint(switches, x)
+    with pytest.raises(TypeError, match=f"checkpoint: fn returned an? {name} .* from inputs held in a numpy array"):
+        y.sum().backward()
+
+
+@needs_torch_tensors
+def test_a_torch_gradient_in_pytorchs_own_graph_is_refused_where_it_enters():
+    # Each got in and made the parameter's data a node of PyTorch's graph; printing it then failed.
+    p = Tensor(torch.ones(3, dtype=torch.float64), requires_grad=True)
+    recorded = torch.ones(3, dtype=torch.float64, requires_grad=True)
+    with pytest.raises(TypeError, match=r"backward\(grad=...\) got a torch.Tensor that requires grad.*grad\.detach\(\)"):
+        (p * 2).backward(recorded)
+    p.grad = recorded * 1
+    with pytest.raises(TypeError, match=r"has a grad that is a torch tensor .* that requires grad \(in PyTorch's own graph"):
+        (p * 2).sum().backward()
+    with pytest.raises(TypeError, match=r"parameter 0's gradient is a torch.Tensor that requires grad, set by hand"):
+        SGD([p], lr=0.1).step()
+    assert p.data.grad_fn is None and p.numpy().tolist() == [1.0, 1.0, 1.0]
+    p.grad = torch.zeros(1, dtype=torch.float64).expand(3)  # one number seen three times
+    with pytest.raises(TypeError, match=r"has a grad, set by hand \(t.grad = ...\), that torch will not write into"):
+        (p * 2).sum().backward()
+
+
+@needs_strict
+def test_a_gradient_set_by_hand_on_another_device_is_named():
+    device1 = array_api_strict.Device("device1")
+    p = Tensor(array_api_strict.ones(3, dtype=array_api_strict.float64), requires_grad=True)
+    p.grad = array_api_strict.zeros(3, dtype=array_api_strict.float64, device=device1)
+    with pytest.raises(TypeError, match=r"has a grad that is an array_api_strict array .* on array_api_strict.Device\('device1'\), where the tensor is on"):
+        (p * 2).sum().backward()
+
+
+def test_a_tensor_whose_data_was_replaced_by_another_librarys_is_named_so(xp):
+    name = backend.library(xp)
+    t = Tensor(to(xp, np.ones(3)), requires_grad=True)
+    t.data = np.ones(3)  # the Tensor still names its first library
+    with pytest.raises(TypeError, match=rf"cannot combine a numpy array and an? {name} \w+ in '\*' \(a Tensor's .data was replaced"):
+        t * Tensor(to(xp, np.ones(3)))
+
+
+def test_cross_entropys_advice_on_labels_is_written_in_their_library(xp):
+    # It was NumPy's (labels.astype(int)), which neither PyTorch's tensors nor the standard's arrays have.
+    name = backend.library(xp)
+    logits = Tensor(to(xp, np.zeros((3, 4))), requires_grad=True)
+    advice = {
+        "torch": ("labels.argmax(dim=1)", "labels.reshape(-1).long()", "labels.long()"),
+        "array_api_strict": ("array_api_strict.argmax(labels, axis=1)",
+                             "array_api_strict.astype(array_api_strict.reshape(labels, (-1,)), array_api_strict.int64)",
+                             "array_api_strict.astype(labels, array_api_strict.int64)"),
+    }[name]
+    for labels, words in zip((np.eye(4)[:3], np.array([[0.0], [1.0], [2.0]]), np.array([0.0, 1.0, 2.0])), advice):
+        with pytest.raises(TypeError, match=re.escape(words)):
+            F.cross_entropy(logits, to(xp, labels))
+    with pytest.raises(ValueError, match="cross_entropy got label 1099511627776, but there are 4 classes"):
+        F.cross_entropy(logits, to(xp, np.array([0, 1, 2**40])))  # an int, not 1.09951e+12
+    with pytest.raises(ValueError, match=r"need labels of shape \(3,\), got shape \(\)"):
+        F.cross_entropy(logits, np.int64(1))  # a NumPy scalar is a NumPy array: it joins their library
+
+
+@needs_torch_tensors
+def test_pytorchs_functions_of_a_tensor_are_refused_with_the_op_to_write():
+    # They failed in PyTorch's words: "argument 'input' must be Tensor, not Tensor".
+    t = Tensor(torch.ones(2, dtype=torch.float64), requires_grad=True)
+    for call, instead in [(lambda: torch.exp(t), "t.exp()"), (lambda: torch.sum(t), "t.sum(...)"),
+                          (lambda: torch.nn.functional.relu(t), "t.relu()"),
+                          (lambda: torch.argmax(t), "torch.argmax(t.data)"), (lambda: torch.sqrt(t), "t ** 0.5")]:
+        with pytest.raises(TypeError, match=rf"PyTorch cannot follow a Tensor's graph \(torch[.\w]* of a Tensor\): use {re.escape(instead)}"):
+            call()
+    out = torch.ones(2, dtype=torch.float64) * t + torch.ones(2, dtype=torch.float64)  # operators go on to t's own
+    assert isinstance(out, Tensor) and out.requires_grad
+
+
+def test_numeric_gradient_names_an_array_of_another_library(xp):
+    # f was given NumPy's float64 copies, and PyTorch's functions failed on them in their own words.
+    with pytest.raises(TypeError, match=rf"numeric_gradient takes a number or a NumPy array, .*; got an? {backend.library(xp)}"):
+        numeric_gradient(lambda a: float(xp.sum(a**2)), to(xp, np.ones(2)), 1e-6)

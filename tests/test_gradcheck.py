@@ -237,6 +237,13 @@ def test_numeric_gradient_nudges_in_float64_whatever_the_input():
     assert central_difference(lambda x: x * x, 2, (), 1e-6) == pytest.approx(4.0, rel=1e-9)
 
 
+def test_numeric_gradient_names_a_node_given_for_its_numbers():
+    # A Tensor was "NumPy cannot follow a Tensor's graph", from inside; a Value, a float's error.
+    for x in (Tensor([1.0, 2.0], requires_grad=True), Value(2.0)):
+        with pytest.raises(TypeError, match=r"numeric_gradient takes a number or a NumPy array.*gradcheck\(f, x\)"):
+            numeric_gradient(lambda a: float(np.sum(a)), x, 1e-6)
+
+
 @pytest.mark.parametrize("eps", [0, -1e-6, math.nan, 2.0])
 def test_numeric_gradient_refuses_an_eps_that_makes_no_step(eps):
     # eps = 0 was a ZeroDivisionError from inside central_difference.

@@ -161,6 +161,11 @@ OUTSIDE_THE_STANDARD = {
     ("shapes", "getitem", "[0, 2, 0, 0] repeated"): (TypeError, "scatter-add.*array_api_strict"),
     ("shapes", "getitem", ":, [[0, 0], [1, 3]]"): (TypeError, "scatter-add.*array_api_strict"),
     ("shapes", "getitem", "[0, 1, 1], [3, 3, 3] repeated"): (TypeError, "scatter-add.*array_api_strict"),
+    # A mask picks each entry once, so no scatter-add is asked for: the standard's own words refuse
+    # a mask beside another index, and a bool.
+    ("shapes", "getitem", ":, mask of columns"): (IndexError, "masking is only specified .* sole index"),
+    ("shapes", "getitem", "2, mask of columns"): (IndexError, "masking is only specified .* sole index"),
+    ("shapes", "getitem", "True"): (IndexError, "only integers, slices"),
 }
 
 

@@ -979,7 +979,7 @@ def test_a_numpy_scalar_set_by_hand_as_a_0d_leafs_gradient_is_named_as_such():
 def test_a_read_only_gradient_set_by_hand_is_named():
     w = Tensor([1.0, 2.0], requires_grad=True)
     w.grad = np.broadcast_to(np.array(0.5), (2,))  # NumPy's words were "output array is read-only"
-    with pytest.raises(TypeError, match=r"a tensor of shape \(2,\) has a read-only grad, set by hand"):
+    with pytest.raises(TypeError, match=r"a tensor of shape \(2,\) has a grad, set by hand \(t.grad = ...\), that numpy will not write into \(output array is read-only\)"):
         (w * 2).sum().backward()
 
 

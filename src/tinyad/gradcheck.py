@@ -23,7 +23,7 @@ from typing import Any, Callable, Iterator
 import numpy as np
 
 from tinyad import graph
-from tinyad.tensor.backend import NUMPY, to_numpy
+from tinyad.tensor.backend import NUMPY, describe, is_array, namespace, to_numpy
 from tinyad.validation import check_function, check_setting, type_name
 
 
@@ -264,7 +264,17 @@ def _stepped_outside(error: Exception, eps: float, i: int, x: Any, original: Any
 
 
 def numeric_gradient(f: Callable[[Any], float], x: Any, eps: float) -> np.ndarray:
-    """The gradient of ``f`` at ``x`` (a float or an array), one central difference per element."""
+    """The gradient of ``f`` at ``x`` (a float or a NumPy array), one central difference per element.
+
+    ``f`` is given float64 NumPy arrays (or floats): ``gradcheck`` checks a Tensor of any library.
+    """
+    if graph.is_node(x) or (is_array(x) and not isinstance(x, (np.ndarray, np.generic))):
+        what = type_name(x) if graph.is_node(x) else describe(x, namespace(x))
+        raise TypeError(
+            f"numeric_gradient takes a number or a NumPy array, and gives f float64 NumPy arrays; got "
+            f"{what}. Pass its numbers (x.data for a node's, a NumPy copy of another library's array), "
+            "or gradcheck(f, x), which nudges Tensors of any library"
+        )
     eps = check_setting("numeric_gradient's eps", eps, low=0.0, high=1.0, low_allowed=False)
     numeric = np.zeros(np.shape(x))
     for index in np.ndindex(numeric.shape):

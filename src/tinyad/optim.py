@@ -325,6 +325,11 @@ def _check_grad(k: int, p: Any) -> None:
         return
     if not _is_real(g):  # a list or a string would fail later, in the library's words
         _not_real(k, g)
+    if getattr(g, "requires_grad", False) is True:  # the update would join PyTorch's graph
+        raise TypeError(
+            f"parameter {k}'s gradient is a {type_name(g)} that requires grad, set by hand (p.grad = "
+            "...): the update would record it in PyTorch's own graph. Set grad.detach()"
+        )
     xp = namespace(g) if is_array(g) else NUMPY
     if is_array(g) and is_array(data):
         own = namespace(data)

@@ -136,11 +136,11 @@ REFLECTED_OPERATORS = {
 }
 
 
-def numpy_refused(kind: str, what: str, instead: str, plain: str) -> TypeError:
-    """The error for NumPy given a ``kind`` node ("Tensor", "Value") where it would compute with
-    its numbers and drop its graph: ``what`` NumPy was asked, the op to write ``instead``, and
-    ``plain``, the node's numbers as a constant (``t.data``)."""
-    return TypeError(f"NumPy cannot follow a {kind}'s graph ({what}): use {instead}, or {plain} that no "
+def numpy_refused(kind: str, what: str, instead: str, plain: str, library: str = "NumPy") -> TypeError:
+    """The error for NumPy (or PyTorch) given a ``kind`` node ("Tensor", "Value") where it would
+    compute with its numbers and drop its graph: ``what`` it was asked, the op to write
+    ``instead``, and ``plain``, the node's numbers as a constant (``t.data``)."""
+    return TypeError(f"{library} cannot follow a {kind}'s graph ({what}): use {instead}, or {plain} that no "
                      "gradient flows through")
 
 

@@ -103,7 +103,7 @@ class Value:
         return True
 
     def accumulate(self, grad: float) -> None:
-        """Add ``grad`` into ``grad``."""
+        """Add ``grad`` into this node's gradient."""
         self.grad += grad
 
     def release(self) -> None:

@@ -73,7 +73,12 @@ def same_device(a: Any, b: Any, xp: ModuleType) -> bool:
 
 
 def describe(array: Any, xp: ModuleType, with_device: bool = False) -> str:
-    """``array`` in words: "a numpy array", "an array_api_strict array", "a torch tensor on cuda:0"."""
+    """``array`` in words: "a numpy array", "an array_api_strict array", "a torch tensor on cuda:0".
+
+    The words are those of the array's own library, even where ``xp`` (a Tensor's) is another's.
+    """
+    if is_array(array):
+        xp = namespace(array)
     name = library(xp)
     words = f"{'an' if name[0] in 'aeiou' else 'a'} {name} {'tensor' if name == 'torch' else 'array'}"
     return f"{words} on {device(array, xp)}" if with_device else words
@@ -81,10 +86,18 @@ def describe(array: Any, xp: ModuleType, with_device: bool = False) -> str:
 
 def cannot_combine(a: Any, xp_a: ModuleType, b: Any, xp_b: ModuleType, op: str) -> TypeError:
     """The error for two arrays of different libraries, or on different devices, meeting in ``op``."""
-    with_device = xp_a is xp_b
+    own_a = namespace(a) if is_array(a) else xp_a
+    own_b = namespace(b) if is_array(b) else xp_b
+    with_device = own_a is own_b
+    replaced = ""
+    if own_a is not xp_a or own_b is not xp_b:
+        # A Tensor's namespace is found once, from its data: t.data = array of another library
+        # leaves it stale.
+        replaced = (" (a Tensor's .data was replaced by an array of another library: make a new "
+                    "Tensor instead, or convert the array into the Tensor's library)")
     return TypeError(
         f"cannot combine {describe(a, xp_a, with_device)} and {describe(b, xp_b, with_device)} in "
-        f"'{op}': put both in one library and on one device first (Tensor(xp.asarray(data, "
+        f"'{op}'{replaced}: put both in one library and on one device first (Tensor(xp.asarray(data, "
         "device=...)))"
     )
 

@@ -39,6 +39,7 @@ import warnings
 from typing import Callable
 
 from tinyad.tensor import grad_mode
+from tinyad.tensor.backend import describe, same_device
 from tinyad.tensor.tensor import Tensor
 from tinyad.validation import check_function, type_name
 
@@ -53,6 +54,7 @@ def checkpoint(fn: Callable[..., Tensor], *tensors: Tensor) -> Tensor:
         result = fn(*tensors)
     if not isinstance(result, Tensor):
         raise TypeError(f"checkpoint: fn must return a Tensor, got {type_name(result)}")
+    _refuse_another_place(tensors, result)
     # The parameters fn uses need not be among ``tensors``, so the node asks to be recorded
     # (requires_grad=True) whenever recording is on: the recomputation in backward finds
     # out what needs a gradient.
@@ -68,6 +70,7 @@ def checkpoint_backward(out: Tensor) -> None:
         recomputed = fn(*inputs)
     _refuse_captured_interior(block, recomputed)
     block.clear()  # hold no extra references: the inner walk frees the block as it goes
+    _refuse_another_place(out.parents, recomputed)
     _refuse_another_output(out, recomputed)
     if recomputed.requires_grad:
         # The inner walk fills the parameters' grads directly and the inputs' copies here.
@@ -106,6 +109,21 @@ def _cut_off(out: Tensor) -> str:
         "to checkpoint do: fn computed it without recording (no_grad() inside fn?) or from detached "
         "inputs, so they get a gradient of 0. Take no_grad() out of fn to train through the block"
     )
+
+
+def _refuse_another_place(tensors: tuple[Tensor, ...], result: Tensor) -> None:
+    """TypeError unless fn's output is in its inputs' library and on their device: the checkpoint
+    node takes its inputs' library, and would hold another's array under that name."""
+    if not tensors:
+        return
+    first = tensors[0]
+    if result.xp is not first.xp or not same_device(result.data, first.data, first.xp):
+        where = result.xp is first.xp
+        raise TypeError(
+            f"checkpoint: fn returned {describe(result.data, result.xp, where)} from inputs held in "
+            f"{describe(first.data, first.xp, where)}: the block's output must be in its inputs' "
+            "library and on their device (convert inside fn, or pass inputs of the output's library)"
+        )
 
 
 def _refuse_another_output(out: Tensor, recomputed: Tensor) -> None:

@@ -29,7 +29,7 @@ if TYPE_CHECKING:  # for the type hints only: tensor.py imports this module
 
 # exp(x) is finite for x up to log(largest float) and inf beyond: the limit for each dtype
 # met so far (NumPy's, torch's, ...), worked out once from the library's finfo.
-EXP_LIMIT: dict[tuple[Any, Any], float] = {}
+EXP_LIMITS: dict[tuple[Any, Any], float] = {}
 
 
 def exp_limit(x: Tensor) -> float:
@@ -40,13 +40,13 @@ def exp_limit(x: Tensor) -> float:
     it, and its exp is inf. The number below that is the limit.
     """
     key = (x.xp, x.dtype)  # libraries' dtypes are not compared with each other
-    limit = EXP_LIMIT.get(key)
+    limit = EXP_LIMITS.get(key)
     if limit is None:
         exact = math.log(float(x.xp.finfo(x.dtype).max))
         nearest = np.dtype(dtype_name(x.dtype)).type(exact)  # float32 or float64, as NumPy's
         if float(nearest) > exact:  # compared as Python floats: exactly
             nearest = np.nextafter(nearest, -np.inf, dtype=nearest.dtype)
-        limit = EXP_LIMIT[key] = float(nearest)
+        limit = EXP_LIMITS[key] = float(nearest)
     return limit
 
 

@@ -52,7 +52,7 @@ from typing import Any, Sequence, Union
 import numpy as np
 
 from tinyad.tensor.backend import (
-    cannot_combine, dtype_name, is_array, namespace, one_dtype_for_products, same_device, same_place,
+    cannot_combine, dtype_name, is_array, library, namespace, one_dtype_for_products, same_device, same_place,
     to_numpy,
 )
 from tinyad.tensor.elementwise import stable_sigmoid
@@ -196,7 +196,7 @@ def _one_hot(targets: Labels, logits: Tensor) -> Any:
         if logits.ndim == 2 and not xp.all((targets.data >= 0) & (targets.data < logits.shape[1])):
             raise _label_out_of_range(targets.data, logits.shape[1])
         labels = xp.astype(targets.data, xp.int64)
-    elif isinstance(targets, (list, tuple, np.ndarray)) or not is_array(targets):
+    elif isinstance(targets, (list, tuple, np.ndarray, np.generic)) or not is_array(targets):
         try:
             labels = np.asarray(targets)
         except ValueError:  # NumPy's words for nested lists of different lengths
@@ -246,21 +246,33 @@ def _what_the_labels_look_like(labels: Any, logits: Tensor, targets: Labels) -> 
     """
     shape, plain = tuple(labels.shape), to_numpy(labels)
     name = "labels.data" if isinstance(targets, Tensor) else "labels"
-    as_ints = ".astype(int)" if plain.dtype.kind == "f" else ""
+    floats = plain.dtype.kind == "f"
+    # What to write, in the labels' own library: PyTorch's tensors have methods of other names,
+    # and the standard's arrays none (its functions take the array).
+    own = library(namespace(labels))
+    if own == "numpy":
+        argmax, flat, as_ints = f"{name}.argmax(axis=1)", f"{name}.reshape(-1)", f"{name}.astype(int)"
+    elif own == "torch":
+        argmax, flat, as_ints = f"{name}.argmax(dim=1)", f"{name}.reshape(-1)", f"{name}.long()"
+    else:
+        argmax, flat = f"{own}.argmax({name}, axis=1)", f"{own}.reshape({name}, (-1,))"
+        as_ints = f"{own}.astype({name}, {own}.int64)"
     if logits.ndim == 2 and shape == logits.shape:
-        return f": one-hot rows? cross_entropy takes each row's class, {name}.argmax(axis=1)"
+        return f": one-hot rows? cross_entropy takes each row's class, {argmax}"
     if logits.ndim == 2 and shape == (logits.shape[0], 1):
-        return f": a column of labels? cross_entropy takes a flat array, {name}.reshape(-1){as_ints}"
-    if as_ints and np.all(np.isfinite(plain)) and np.all(plain == np.round(plain)):
-        return f": whole numbers stored as floats? make them ints, {name}{as_ints}"
+        flat_ints = as_ints.replace(name, flat, 1) if floats else flat
+        return f": a column of labels? cross_entropy takes a flat array, {flat_ints}"
+    if floats and np.all(np.isfinite(plain)) and np.all(plain == np.round(plain)):
+        return f": whole numbers stored as floats? make them ints, {as_ints}"
     return ""
 
 
 def _label_out_of_range(labels: Any, classes: int) -> ValueError:
     """The error for labels (ints, or whole floats in a Tensor) of which one is not a class."""
     plain = to_numpy(labels)
+    wrong = plain[(plain < 0) | (plain >= classes)][0]
     return ValueError(
-        f"cross_entropy got label {plain[(plain < 0) | (plain >= classes)][0]:.6g}, but there are "
+        f"cross_entropy got label {int(wrong) if abs(wrong) < 2**63 else f'{wrong:.6g}'}, but there are "
         f"{classes} classes (labels must be in 0..{classes - 1})"
     )
 

@@ -89,7 +89,8 @@ def getitem(x: Tensor, index: Any) -> Tensor:
     try:
         data = x.data[picked]
     except (IndexError, ValueError, TypeError) as error:  # PyTorch's words for some: t[::-1], t["a"]
-        raise IndexError(f"cannot index a tensor of shape {x.shape} with {index!r}: {error}") from None
+        raise IndexError(f"cannot index a tensor of shape {x.shape} with {index!r}: {error}"
+                         f"{_negative_step(picked, x)}") from None
     return x.new_node(data, parents=(x,), op="index", backward_rule=getitem_backward, saved=picked)
 
 
@@ -152,15 +153,28 @@ def every_axis(index: Any) -> Any:
 
 
 def picks_once(index: Any) -> bool:
-    """True for an index that picks each entry at most once: basic indexing (ints, slices, None,
-    ...) or one boolean mask. Integer arrays may pick an entry twice."""
-    if is_array(index) and not isinstance(index, np.generic):
-        return namespace(index).isdtype(index.dtype, "bool")
+    """True for an index that picks each entry at most once: basic indexing (ints, bools, slices,
+    None, ...) with at most one boolean mask or empty array among them. Integer arrays may pick
+    an entry twice."""
     parts = index if isinstance(index, tuple) else (index,)
+    masks = 0
     for part in parts:
-        if part is None or part is Ellipsis or isinstance(part, slice):
+        if part is None or part is Ellipsis or isinstance(part, (slice, int, np.integer, np.bool_)):
             continue
-        if isinstance(part, (int, np.integer)) and not isinstance(part, (bool, np.bool_)):
-            continue
+        if is_array(part):
+            if namespace(part).isdtype(part.dtype, "bool"):
+                masks += 1
+                continue
+            if math.prod(part.shape) == 0:  # picks nothing
+                continue
         return False
-    return True
+    return masks <= 1
+
+
+def _negative_step(index: Any, x: Tensor) -> str:
+    """A hint, for a library other than NumPy, where the index has a slice with a negative step."""
+    parts = index if isinstance(index, tuple) else (index,)
+    if x.xp is NUMPY or not any(isinstance(p, slice) and p.step is not None and p.step < 0 for p in parts):
+        return ""
+    return (f" ({library(x.xp)} takes no negative step in a slice, where NumPy does: reverse with an "
+            "index array, t[list(range(n - 1, -1, -1))])")

@@ -265,6 +265,17 @@ class Tensor:
         where = func.__module__.replace("numpy", "np", 1)  # np, or np.linalg for np.linalg.norm
         raise _numpy_refused(f"{where}.{func.__name__} of a Tensor", instead_of_numpy(Tensor, func.__name__, "t"))
 
+    @classmethod
+    def __torch_function__(cls, func: Any, types: Any, args: tuple = (), kwargs: Any = None) -> Any:
+        # PyTorch asks this of its functions given a Tensor (torch.exp(t)), which would compute with
+        # its array and drop its graph. Its operators turn the TypeError into NotImplemented, so
+        # torch_array + t still goes on to t.__radd__.
+        name = getattr(func, "__name__", "")
+        where = getattr(func, "__module__", None) or "torch"
+        instead = instead_of_numpy(Tensor, name, "t").replace("np.", f"{where}.")
+        raise numpy_refused("Tensor", f"{where}.{name} of a Tensor", instead,
+                            "t.data for the array, t.item() for one number, both constants", "PyTorch")
+
     def __format__(self, spec: str) -> str:
         """``f"{loss:.4f}"`` formats a one-element tensor's number; ``f"{t}"`` is the repr."""
         if not spec:
@@ -552,7 +563,7 @@ class Tensor:
         return self.grad is not None
 
     def accumulate(self, grad: Any, fresh: bool = False) -> None:
-        """Add ``grad`` (an array of this tensor's shape) into ``grad``, in this tensor's dtype.
+        """Add ``grad`` (an array of this tensor's shape) into this tensor's gradient, in its dtype.
 
         The engine never changes an interior node's gradient in place, so a rule may pass
         one array on unchanged (``+`` hands ``out.grad`` itself to both operands) and interior
@@ -585,14 +596,17 @@ class Tensor:
             own = self.grad
             if type(own) is not type(data) or own.shape != data.shape or own.dtype != data.dtype:
                 raise _gradient_set_by_hand(own, self)  # p.grad = ... : the sum would take its shape
+            if self.xp is not NUMPY and _not_writable_here(own, self):
+                raise _gradient_set_by_hand(own, self)
             try:
                 own += grad
-            except ValueError:  # p.grad = np.broadcast_to(...): an array NumPy will not write into
-                if getattr(getattr(own, "flags", None), "writeable", True):
+            except (ValueError, RuntimeError) as error:  # p.grad = np.broadcast_to(...), or expand()
+                if getattr(getattr(own, "flags", None), "writeable", True) and self.xp is NUMPY:
                     raise
-                raise TypeError(f"a tensor of shape {self.shape} has a read-only grad, set by hand (t.grad = "
-                                "...): backward adds into a leaf's gradient in place. Set a writable "
-                                "array (a copy), or t.grad = None") from None
+                raise TypeError(f"a tensor of shape {self.shape} has a grad, set by hand (t.grad = ...), "
+                                f"that {library(self.xp)} will not write into ({error}): backward adds "
+                                "into a leaf's gradient in place. Set a writable array (a copy), or "
+                                "t.grad = None") from None
 
     def new_leaf(self, data: ArrayLike) -> Tensor:
         """A leaf holding ``data`` whose gradient backward fills (gradcheck's nudged inputs).
@@ -688,12 +702,22 @@ def _gradient_set_by_hand(own: Any, node: Tensor) -> TypeError:
         what = f"{kind} of shape {tuple(own.shape)} and dtype {dtype_name(own.dtype)}"
     else:
         what = f"a {type_name(own)} ({own!r:.40})"
+    if getattr(own, "requires_grad", False) is True:
+        what += " that requires grad (in PyTorch's own graph: set grad.detach())"
+    elif is_array(own) and node.xp is not NUMPY and not same_device(own, node.data, node.xp):
+        what += f" on {device(own, node.xp)}, where the tensor is on {node.device}"
     return TypeError(
         f"a tensor of shape {node.shape} and dtype {dtype_name(node.dtype)} ({describe(node.data, node.xp)}) "
         f"has a grad that is {what}, set by hand (t.grad = ...): backward adds into a gradient of the "
         "tensor's own shape and dtype, in its library. Set one like that, or t.grad = None to start "
         "from none"
     )
+
+
+def _not_writable_here(own: Any, node: Tensor) -> bool:
+    """Whether a leaf's gradient set by hand, in another library than NumPy, is one backward cannot
+    add into: on another device than the leaf, or a PyTorch tensor in PyTorch's own graph."""
+    return getattr(own, "requires_grad", False) is True or not same_device(own, node.data, node.xp)
 
 
 def walked_twice(out: Tensor) -> RuntimeError:
@@ -878,6 +902,11 @@ def _seed(grad: ArrayLike, out: Tensor) -> Any:
     if isinstance(given, (str, bytes, bool, np.bool_)):  # NumPy would read "1" and True as 1.0
         raise TypeError(f"backward(grad=...) needs an array of numbers, got {type_name(given)} {given!r:.40}")
     xp = out.xp
+    if getattr(given, "requires_grad", False) is True:  # a PyTorch tensor in PyTorch's own graph
+        raise TypeError(
+            f"backward(grad=...) got a {type_name(given)} that requires grad: PyTorch would record a "
+            "graph of its own of every gradient tinyad computes from it. Pass grad.detach()"
+        )
     if is_array(given) and not isinstance(given, numbers.Real):
         own = namespace(given)
         if own is not xp or not same_device(given, out.data, xp):
