@@ -285,6 +285,10 @@ def test_no_floating_point_warning_escapes(library):
             Tensor(to(xp, np.array([-1.0, 4.0]))) ** 0.5
         big = Tensor(to(xp, np.array([1e308, 1e308])))
         assert np.isfinite(big.mean().item())
+        with pytest.raises(ValueError, match="too large for float32"):  # cast by NumPy, in strict
+            Tensor(to(xp, np.array([1e300])), dtype="float32")
+        with pytest.raises(ValueError, match="too large for float32"):
+            (Tensor(to(xp, np.ones(1, dtype=np.float32)), requires_grad=True) * 2).backward(to(xp, np.array([1e300])))
 
 
 def test_an_optimiser_refuses_a_gradient_of_another_dtype_in_any_library(xp):
@@ -438,3 +442,15 @@ def test_numeric_gradient_names_an_array_of_another_library(xp):
     # f was given NumPy's float64 copies, and PyTorch's functions failed on them in their own words.
     with pytest.raises(TypeError, match=rf"numeric_gradient takes a number or a NumPy array, .*; got an? {backend.library(xp)}"):
         numeric_gradient(lambda a: float(xp.sum(a**2)), to(xp, np.ones(2)), 1e-6)
+
+
+@needs_strict
+def test_a_network_in_a_library_names_a_device_it_has_not_and_a_name_for_a_namespace():
+    # Each was the library's own words from deep inside: "Unsupported device 'cpu'", and
+    # "'str' object has no attribute 'asarray'".
+    with pytest.raises(ValueError, match=r"device='cpu' is not a device of array_api_strict's arrays \(Unsupported"):
+        nn.MLP(3, [2], xp=array_api_strict, device="cpu")
+    with pytest.raises(TypeError, match=r"xp must be an array library's namespace, .*; got str 'torch'"):
+        nn.MLP(3, [2], xp="torch")
+    model = nn.MLP(3, [2], xp=array_api_strict, device=array_api_strict.Device("device1"))
+    assert all(str(p.device) == "array_api_strict.Device('device1')" for p in model.parameters())

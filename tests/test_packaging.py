@@ -79,7 +79,11 @@ def test_environment_yml_brings_the_graphviz_program_and_python():
 
 def test_binder_installs_tinyad_after_the_environment():
     post_build = (ROOT / "postBuild").read_text()
-    assert "pip install --no-deps -e ." in post_build
+    assert "pip install --no-deps --no-build-isolation -e ." in post_build
+    # Without build isolation the build takes the environment's setuptools: it must be there, and
+    # new enough for pyproject.toml's build (70.1: no wheel package needed).
+    environment = (ROOT / "environment.yml").read_text()
+    assert re.search(r"^  - setuptools>=70\.1$", environment, re.MULTILINE), "environment.yml needs setuptools>=70.1"
 
 
 def test_ci_runs_the_readme_commands_word_for_word():

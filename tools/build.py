@@ -252,15 +252,16 @@ def build(number: str, timeout: int, force: bool = False) -> None:
         print(f"generated {shown(exercise)}")
 
 
-# What a learner gets: the course, its settings, the engine, and the grading plugin
-# (src/tinyad/course/score_table.py, loaded by conftest.py). tests/ only for nbval's sanitiser.
+# What a learner gets: the course, its settings, the engine, the grading plugin
+# (src/tinyad/course/score_table.py, loaded by conftest.py), and the benchmarks lessons 09 and 10
+# point to (device_bench.py is for a learner with a GPU). tests/ only for nbval's sanitiser.
 # README.md is not copied: the release's README is learners_readme's.
 RELEASE_FILES = ["pyproject.toml", "environment.yml", "postBuild", "conftest.py",
                  ".gitignore", "tests/nbval_sanitize.cfg"]
-RELEASE_FOLDERS = ["src", "notebooks"]
+RELEASE_FOLDERS = ["src", "notebooks", "benchmarks"]
 TESTPATHS = 'testpaths = ["tests", "notebooks", "solutions"]'
 # README.md marks the parts that belong in the learners' README, which has no instructors' or
-# maintainers' sections and names nothing the release lacks (tools/, solutions/, benchmarks/, ...).
+# maintainers' sections and names nothing the release lacks (tools/, solutions/, text/, ...).
 LEARNERS_BEGIN, LEARNERS_END = "<!-- learners' README: begin -->", "<!-- learners' README: end -->"
 
 

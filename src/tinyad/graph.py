@@ -65,8 +65,9 @@ class Node(Protocol):
         """A new leaf of the same engine holding ``data``, whose gradient backward fills."""
 
 
-NODE_FIELDS = ("data", "grad", "parents", "op", "backward_rule",
-               "zero_grad", "has_grad", "accumulate", "release", "new_leaf")
+# What ``Node`` names, read from it: its fields, then its methods.
+NODE_FIELDS = (*Node.__annotations__,
+               *(name for name, member in vars(Node).items() if callable(member) and not name.startswith("_")))
 
 
 # The classes that declare every field ``Node`` names (in ``__slots__`` and methods, as

@@ -16,9 +16,9 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from tinyad.validation import check_count, check_seed, layer_sizes
+from tinyad.validation import check_count, check_seed, layer_sizes, type_name
 from tinyad.tensor import functional as F
-from tinyad.tensor.backend import NUMPY
+from tinyad.tensor.backend import NUMPY, library
 from tinyad.tensor.tensor import Tensor, constant
 
 
@@ -31,7 +31,15 @@ def _parameter(values: np.ndarray, dtype: Any, xp: ModuleType | None, device: An
             "array_api_compat.torch or cupy): NumPy's arrays are in the CPU's memory"
         )
     if xp is not None and xp is not NUMPY:
-        array = xp.asarray(array, device=device)
+        if not callable(getattr(xp, "asarray", None)):
+            raise TypeError(
+                f"xp must be an array library's namespace, a module such as array_api_compat.torch or "
+                f"array_api_strict (NumPy's when None); got {type_name(xp)} {xp!r:.40}"
+            )
+        try:
+            array = xp.asarray(array, device=device)
+        except (TypeError, ValueError, RuntimeError) as error:  # the library's words for a device it has not
+            raise ValueError(f"device={device!r} is not a device of {library(xp)}'s arrays ({error})") from None
     return Tensor(array, requires_grad=True)
 
 

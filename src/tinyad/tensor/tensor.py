@@ -829,7 +829,8 @@ def library_array(array: Any, dtype: Any = None) -> Any:
             f"Tensor needs real numbers (a float or integer array), got dtype {dtype_name(array.dtype)}"
         )
     if array.dtype != target:
-        array = xp.astype(array, target)
+        with np.errstate(over="ignore"):  # array_api_strict casts with NumPy; too large is named below
+            array = xp.astype(array, target)
         if not all_finite(array, xp):  # finite before the cast: too large for float32
             _refuse_non_finite(to_numpy(xp.isfinite(array)), _too_large(target, xp))
     return array
@@ -912,13 +913,14 @@ def _seed(grad: ArrayLike, out: Tensor) -> Any:
         if own is not xp or not same_device(given, out.data, xp):
             raise cannot_combine(given, own, out.data, xp, "backward")
     try:
-        if xp is NUMPY:
-            with np.errstate(over="ignore"):  # a grad too large for float32 is named below
+        # A grad too large for float32 is named below. (array_api_strict casts with NumPy.)
+        with np.errstate(over="ignore"):
+            if xp is NUMPY:
                 seed = np.array(given, dtype=out.dtype)
-        elif is_array(given) and not isinstance(given, numbers.Real):
-            seed = xp.asarray(given, dtype=out.dtype, copy=True)
-        else:
-            seed = xp.asarray(np.array(given, dtype=dtype_name(out.dtype)), device=out.device)
+            elif is_array(given) and not isinstance(given, numbers.Real):
+                seed = xp.asarray(given, dtype=out.dtype, copy=True)
+            else:
+                seed = xp.asarray(np.array(given, dtype=dtype_name(out.dtype)), device=out.device)
     except (TypeError, ValueError):
         raise TypeError(
             f"backward(grad=...) needs an array of numbers, got {type_name(given)}"
