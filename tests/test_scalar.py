@@ -338,7 +338,7 @@ def test_a_value_and_a_tensor_do_not_mix():
             combine()
     with pytest.raises(TypeError, match=r"Value\(\) cannot hold one: use Value\(t.item\(\)\)"):
         Value(Tensor([2.0]))
-    with pytest.raises(TypeError, match=r"Tensor\(\) got a Value; use Tensor\(v.data\)"):
+    with pytest.raises(TypeError, match=r"Tensor\(\) got a Value; a new Tensor cannot carry its graph: use Tensor\(v.data\)"):
         Tensor(v)
 
 

@@ -1093,3 +1093,13 @@ def test_abs_and_round_of_a_tensor_name_what_to_write_and_the_abs_they_give_is_r
     # NumPy's function of the same name still names the op or the data, not the refusal.
     with pytest.raises(TypeError, match=r"use t \*\* 0\.5"):
         np.sqrt(t)
+
+
+def test_a_node_or_a_list_of_nodes_as_data_says_how_to_take_its_numbers():
+    t = Tensor([1.0, 2.0], requires_grad=True)
+    for data, instead in [(t, r"t\.detach\(\) for a new leaf"), (Value(2.0), r"Tensor\(v\.data\) for its number")]:
+        with pytest.raises(TypeError, match=rf"Tensor\(\) got a {type(data).__name__}; a new Tensor cannot carry its graph: use {instead}"):
+            Tensor(data)
+    for data in ([t, t], [Value(1.0), Value(2.0)]):
+        with pytest.raises(TypeError, match=r"Tensor\(\) got a list of Tensors \(or Values\); .*\[t\.data for t in ts\]"):
+            Tensor(data)

@@ -28,7 +28,8 @@ needs no name for the class; in ``t + 2`` the operator makes the 2 a Tensor firs
 ``Tensor``, do import this module (``Tensor``, and in functional and nn ``constant``), and
 this module imports none of them.
 
-``Tensor(...)`` is the one constructor: a learner's call makes a leaf; ``new_node`` passes it
+``Tensor(...)`` is the one constructor: a learner's call makes a leaf, from data that
+``conversion.py`` checks and converts; ``new_node`` passes it
 the keyword-only ``parents``, ``op``, ``backward_rule`` and ``saved`` (what the rule needs
 from the forward pass) to make an op's output, and nothing else sets a node's fields. The
 output records its graph only when recording is on (it is off inside ``no_grad()``) and a
@@ -58,7 +59,8 @@ Decisions worth knowing:
   call ``backward`` itself; its gradient accumulates like any leaf's.
 - NumPy's functions of a Tensor (``np.sum(t)``, ``np.exp(t)``, ``np.array(t)``) would compute with
   its array and drop its graph: each is a ``TypeError`` that names the Tensor's own op to write
-  instead (``t.sum(...)``). NumPy's operators are not: ``array + t`` is ``t.__radd__(array)``.
+  instead (``t.sum(...)``), and so is PyTorch's (``torch.exp(t)``). Their operators are not:
+  ``array + t`` is ``t.__radd__(array)``.
 - A Tensor copies (``copy.deepcopy(model)`` keeps the best weights while training goes on) and
   pickles, with its data, gradient and graph; its library's namespace is found again from the data.
 - A Python number or an integer array next to a Tensor takes the Tensor's dtype,
@@ -80,15 +82,15 @@ import numpy as np
 
 from tinyad import graph
 from tinyad.validation import (
-    as_real, check_flag, instead_of_numpy, numpy_operator, numpy_refused, type_name, ufunc_name,
+    check_flag, instead_of_numpy, numpy_operator, numpy_refused, type_name, ufunc_name,
 )
 from tinyad.tensor import binary, elementwise, grad_mode, reductions, shapes
+from tinyad.tensor.conversion import as_float_array, kind_of_list, too_large
 from tinyad.tensor.backend import (
-    NUMPY, all_finite, cannot_combine, describe, device, dtype_name, float_dtype, is_array, library, namespace,
+    NUMPY, all_finite, cannot_combine, describe, device, dtype_name, is_array, library, namespace,
     same_device, to_numpy,
 )
 
-FLOAT_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
 ArrayLike = Union["Tensor", np.ndarray, float, int, Sequence]
 Rule = Callable[["Tensor"], None]
 
@@ -372,7 +374,7 @@ class Tensor:
                 shown = other if not isinstance(other, int) else f"an int of {len(str(abs(other)))} digits"
                 raise ValueError(f"an operand of a Tensor op must be finite, got {shown}")
         if isinstance(other, (numbers.Real, list, tuple)):
-            takes_dtype = isinstance(other, numbers.Real) or _kind_of_list(other) in "biu"
+            takes_dtype = isinstance(other, numbers.Real) or kind_of_list(other) in "biu"
         elif isinstance(other, np.bool_):  # a number, as Python's bool is (NumPy does not say so)
             return constant(bool(other), self, self.dtype)
         else:
@@ -755,99 +757,6 @@ def constant(x: Any, like: Tensor, dtype: Any = None) -> Tensor:
     return Tensor(like.xp.asarray(as_float_array(x, dtype), device=like.device))
 
 
-def as_float_array(data: Any, dtype: Any = None) -> Any:
-    """``data`` as a finite float32/float64 array, or a TypeError/ValueError naming the problem.
-
-    Lists, numbers and NumPy arrays give a NumPy array; an array of another library stays in
-    it (``library_array``).
-    """
-    if isinstance(data, Tensor):
-        raise TypeError("Tensor() got a Tensor; use t.detach() for a new leaf with the same data")
-    if not isinstance(data, (np.ndarray, numbers.Real, list, tuple)):
-        if is_array(data) and namespace(data) is not NUMPY:
-            return library_array(data, dtype)
-        if graph.is_node(data):  # a Value: the scalar engine's node
-            raise TypeError(
-                f"Tensor() got a {type(data).__name__}; use Tensor(v.data) for its number (the graph "
-                "behind it is cut off)"
-            )
-    if dtype is not None:
-        dtype = np.dtype(float_dtype(dtype, np))
-    if data is None:
-        raise TypeError("Tensor() needs numbers (a number, a nested list or an array), got None")
-    if isinstance(data, (list, tuple)) and any(isinstance(item, Tensor) for item in data):
-        raise TypeError(
-            "Tensor() got a list of Tensors; a new Tensor cannot carry their graphs. Build it "
-            "from their arrays ([t.data for t in ts]) to get a constant"
-        )
-    try:
-        array = np.asarray(data)
-    except ValueError:  # NumPy's complaint about nested lists of different lengths
-        raise ValueError(
-            "Tensor data must be rectangular: the nested lists have different lengths"
-        ) from None
-    if array.dtype.kind == "O":  # Python objects: ints beyond int64, Fractions, or not numbers
-        array = _reals(array)
-    kind = array.dtype.kind
-    if kind in "biu":  # bool, signed and unsigned integers: friendly conversion
-        target = dtype or np.dtype(np.float64)
-    elif kind == "f":
-        target = dtype or (array.dtype if array.dtype in FLOAT_DTYPES else np.dtype(np.float64))
-        if not all_finite(array, NUMPY):
-            _refuse_non_finite(np.isfinite(array), "nan or inf")
-    else:
-        raise TypeError(f"Tensor needs real numbers (a float or integer array), got dtype {array.dtype}")
-    if array.dtype != target:
-        with np.errstate(over="ignore"):  # an overflow is reported just below, by index
-            array = array.astype(target)
-        if not all_finite(array, NUMPY):  # finite before the cast: too large for float32
-            _refuse_non_finite(np.isfinite(array), _too_large(target, np))
-    return array
-
-
-def library_array(array: Any, dtype: Any = None) -> Any:
-    """An array of a library other than NumPy as a finite float32/float64 array of that library,
-    on its own device: the same checks and conversions as ``as_float_array``'s, in its namespace."""
-    if getattr(array, "requires_grad", False) is True:  # a PyTorch tensor in PyTorch's own graph
-        raise TypeError(
-            f"Tensor() got a {type_name(array)} that requires grad: PyTorch would record a graph of its "
-            "own of every op tinyad computes with it. Pass t.detach(), and requires_grad=True to "
-            "tinyad's Tensor for a gradient"
-        )
-    xp = namespace(array)
-    if xp.isdtype(array.dtype, ("bool", "integral")):
-        target = float_dtype(dtype or "float64", xp)
-    elif xp.isdtype(array.dtype, "real floating"):
-        if dtype is not None:
-            target = float_dtype(dtype, xp)
-        else:
-            target = array.dtype if dtype_name(array.dtype) in ("float32", "float64") else xp.float64
-        if not all_finite(array, xp):
-            _refuse_non_finite(to_numpy(xp.isfinite(array)), "nan or inf")
-    else:
-        raise TypeError(
-            f"Tensor needs real numbers (a float or integer array), got dtype {dtype_name(array.dtype)}"
-        )
-    if array.dtype != target:
-        with np.errstate(over="ignore"):  # array_api_strict casts with NumPy; too large is named below
-            array = xp.astype(array, target)
-        if not all_finite(array, xp):  # finite before the cast: too large for float32
-            _refuse_non_finite(to_numpy(xp.isfinite(array)), _too_large(target, xp))
-    return array
-
-
-def _too_large(dtype: Any, xp: ModuleType) -> str:
-    return f"too large for {dtype_name(dtype)} (beyond about {float(xp.finfo(dtype).max):.3g})"
-
-
-def _reals(array: np.ndarray) -> np.ndarray:
-    """An object array's entries as float64, each taken as ``Value`` takes a number (``as_real``)."""
-    floats = np.empty(array.shape)
-    for index, item in np.ndenumerate(array):
-        floats[index] = as_real(item, f"Tensor()'s entry at index {index}" if array.ndim else "Tensor()")
-    return floats
-
-
 def _refuse_in_place_on_a_parameter(t: Tensor, op: str) -> None:
     """A TypeError for ``p -= ...`` on a leaf that requires a gradient: the name ``p`` would be
     bound to a new node, and the parameter itself (the model's, the optimiser's) left unchanged."""
@@ -875,24 +784,6 @@ def _not_a_parent(parent: Any, parents: tuple, op: str) -> TypeError:
         f"the {op!r} node got parent {k} = {parent!r:.60}, a {type_name(parent)}: an op's "
         f"parents are Tensors{hint}; make a constant a Tensor first, as the operators do "
         "(x.new_node(data, parents=(x, w), op=..., backward_rule=...))"
-    )
-
-
-def _kind_of_list(entries: list | tuple) -> str:
-    """The dtype kind NumPy gives a list of numbers ("i" for ints, "f" for floats); "f" for a ragged
-    list, which ``Tensor()`` then refuses by name."""
-    try:
-        return np.asarray(entries).dtype.kind
-    except ValueError:  # the nested lists have different lengths
-        return "f"
-
-
-def _refuse_non_finite(finite: np.ndarray, why: str) -> NoReturn:
-    """The ValueError for data whose entries are not all finite (``finite`` is False there)."""
-    bad = ~finite
-    first = tuple(int(i) for i in np.argwhere(bad)[0])
-    raise ValueError(
-        f"Tensor data must be finite: {int(bad.sum())} entries are {why}, the first at index {first}"
     )
 
 
@@ -932,7 +823,7 @@ def _seed(grad: ArrayLike, out: Tensor) -> Any:
         )
     if not all_finite(seed, xp):
         if np.all(np.isfinite(np.asarray(to_numpy(given) if is_array(given) else given, dtype=np.float64))):
-            raise ValueError(f"backward(grad=...) has entries {_too_large(out.dtype, xp)}, the output's dtype")
+            raise ValueError(f"backward(grad=...) has entries {too_large(out.dtype, xp)}, the output's dtype")
         raise ValueError("backward(grad=...) needs a finite grad: it has nan or inf entries")
     return seed
 
