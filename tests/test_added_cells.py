@@ -4,6 +4,7 @@ needed: the course is written by tools/nbgrader_course.py)."""
 
 from __future__ import annotations
 
+import re
 import shutil
 
 import nbformat
@@ -83,3 +84,37 @@ def test_a_copy_left_beside_the_solutions_is_no_assignment(tmp_path):
         shutil.copyfile(ROOT / "solutions" / f"{ASSIGNMENT}.ipynb", tmp_path / "solutions" / name)
     assert nbgrader_course.write_course(tmp_path, tmp_path / "course") == [ASSIGNMENT]
     assert [p.name for p in nbgrader_course.nbtools.lessons_in(tmp_path / "solutions")] == [f"{ASSIGNMENT}.ipynb"]
+
+
+def split_answer(cells):
+    """JupyterLab's Split Cell: both parts keep the cell's metadata, nbgrader's grade id with it."""
+    k = next(k for k, c in enumerate(cells) if c.metadata.nbgrader.get("solution") and c.cell_type == "code")
+    first, second = nbformat.from_dict(cells[k]), nbformat.from_dict(cells[k])
+    first.source, second.source = "x = 1", cells[k].source
+    first.id, second.id = "split-part-1", "split-part-2"
+    cells[k:k + 1] = [first, second]
+
+
+def test_a_grade_id_in_two_cells_is_named_and_mended(course, capsys):
+    # nbgrader autograde stopped the whole run at such a submission ("old version of the nbgrader
+    # metadata format"), and graded no student after it.
+    submission = submit(course, "frank", split_answer)
+    assert added_cells.main([str(submission)]) == 1
+    (line,) = capsys.readouterr().out.splitlines()
+    assert re.fullmatch(r"frank 01_value.ipynb: grade id \S+ is in 2 cells, at positions (\d+), (\d+) \(a cell split "
+                        r"in two, or pasted again\): nbgrader autograde stops at this submission.*--mend\)", line), line
+    first = int(re.search(r"positions (\d+)", line).group(1))
+    assert added_cells.main(["--mend", str(submission)]) == 1
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith(f"frank 01_value.ipynb: mended: grade id ") and out[0].endswith(f"at position {first + 1} only")
+    assert out[1:] == [f"frank 01_value.ipynb: added code cell at position {first}: x = 1"]
+    assert added_cells.repeated_ids(nbformat.read(submission, as_version=4)) == {}
+
+
+def test_a_renamed_notebook_is_named_with_the_assignments_name(course, capsys):
+    renamed = submit(course, "dave").rename(course / "submitted" / "dave" / ASSIGNMENT / f"{ASSIGNMENT}-Copy1.ipynb")
+    assert added_cells.main([str(renamed)]) == 1
+    (line,) = capsys.readouterr().out.splitlines()
+    assert line == (f"dave {ASSIGNMENT}-Copy1.ipynb: the assignment has no notebook named {ASSIGNMENT}-Copy1.ipynb "
+                    f"(renamed?), so nbgrader grades the submission 0: rename it to {ASSIGNMENT}.ipynb and autograde "
+                    "this student again (nbgrader autograde ASSIGNMENT --student STUDENT)")

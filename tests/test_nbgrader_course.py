@@ -13,7 +13,10 @@ test's Python, the notebooks on a ``python3`` kernel of this Python):
   solution with one wrong answer from ``tests/mutants/``. ``validate`` passes the first and
   fails the blank on every check and the wrong one on one check; ``autograde`` gives the
   solution every point, the blank none, the wrong answer all but its exercise's point;
-- ``generate_feedback``: a page per submission with its score.
+- ``generate_feedback``: a page per submission with its score;
+- a fourth student split an answer cell in JupyterLab (both parts keep nbgrader's grade id):
+  ``autograde`` stops at such a submission, and after ``tools/added_cells.py --mend`` grades it
+  as the solution.
 
 Skipped, saying so, where nbgrader is not installed: ``python -m pip install -e ".[nbgrader]"``.
 """
@@ -38,13 +41,14 @@ from nbgrader.api import Gradebook  # noqa: E402
 
 from test_exercise_mutants import table, with_answer  # noqa: E402
 from test_exercises import ROOT, SOLUTIONS, nbtools  # noqa: E402
-import nbgrader_course  # noqa: E402  (tools/, on the path test_exercises gives)
+import added_cells  # noqa: E402  (tools/, on the path test_exercises gives)
+import nbgrader_course  # noqa: E402  (tools/)
 from tinyad.course.score_table import exercises_of  # noqa: E402
 
 GRADED = "02_backward"  # the assignment autograded: four exercises, given code inside two of them
 WRONG = (3, "= for the first parent")  # the wrong answer: the a + a bug
 DEMO = "99_demo"
-STUDENTS = ("solution", "blank", "wrong")
+STUDENTS = ("solution", "blank", "wrong", "split")
 VERDICT = re.compile(r"^(Success! Your notebook passes all the tests\.|VALIDATION FAILED ON (\d+) CELL\(S\)!)",
                      re.MULTILINE)
 
@@ -266,12 +270,24 @@ def submission(course: Path, wrong: tuple[int, str] | None = None) -> nbformat.N
     return nb
 
 
+def split_first_answer(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
+    """JupyterLab's Split Cell at the start of the first answer cell: an empty part above the
+    answer, both parts with the cell's metadata, nbgrader's grade id among it."""
+    k = next(k for k, c in enumerate(nb.cells) if c.cell_type == "code" and c.metadata["nbgrader"]["solution"])
+    above = nbformat.from_dict(nb.cells[k])
+    above.source, above.id = "", "split-above"
+    nb.cells.insert(k, above)
+    return nb
+
+
 @pytest.fixture(scope="module")
 def submitted(course) -> dict[str, Path]:
-    """Three students' submissions of GRADED: the solution typed in, the blank, one wrong answer."""
+    """Four students' submissions of GRADED: the solution typed in, the blank, one wrong answer,
+    and the solution with an answer cell split in two."""
     released = notebook_of(course, "release", GRADED)
     paths = {}
-    for student, nb in zip(STUDENTS, (submission(course), released, submission(course, WRONG))):
+    made = (submission(course), released, submission(course, WRONG), split_first_answer(submission(course)))
+    for student, nb in zip(STUDENTS, made):
         paths[student] = course / "submitted" / student / GRADED / f"{GRADED}.ipynb"
         paths[student].parent.mkdir(parents=True)
         nbtools.write(nb, paths[student])
@@ -280,7 +296,9 @@ def submitted(course) -> dict[str, Path]:
 
 @pytest.fixture(scope="module")
 def graded(course, submitted) -> dict[str, dict[str, float]]:
-    """The submissions autograded, with feedback: student -> {grade id: score, "total": score}."""
+    """The submissions autograded, with feedback: student -> {grade id: score, "total": score}.
+    The split answer cell is mended first, as the README says to, else autograde stops at it."""
+    assert added_cells.main(["--mend", str(submitted["split"])]) == 1
     run_nbgrader(course, "autograde", GRADED)
     run_nbgrader(course, "generate_feedback", GRADED)
     scores = {}
@@ -294,7 +312,7 @@ def graded(course, submitted) -> dict[str, dict[str, float]]:
 
 def test_validate_passes_the_solution_and_fails_the_blank_on_every_check(course, submitted):
     """What a student sees on pressing Validate: ``Success!``, or on how many checks it fails."""
-    output = run_nbgrader(course, "validate", *(str(submitted[s].relative_to(course)) for s in STUDENTS))
+    output = run_nbgrader(course, "validate", *(str(submitted[s].relative_to(course)) for s in STUDENTS[:3]))
     failed = [int(v[1] or 0) for v in VERDICT.findall(output)]
     checks = sum(map(nbtools.is_check_cell, nbtools.read(ROOT / "solutions" / f"{GRADED}.ipynb").cells))
     assert failed == [0, checks, 1], output  # solution, blank, one wrong answer
@@ -310,6 +328,7 @@ def test_autograde_gives_the_solution_every_point_the_blank_none_a_wrong_answer_
     assert graded["solution"]["total"] == points
     assert graded["blank"]["total"] == 0  # every check fails on its blank
     assert graded["wrong"]["total"] == points - 1
+    assert graded["split"]["total"] == points  # mended by added_cells.py --mend
     lost = sorted(cell for cell, score in graded["wrong"].items() if score < graded["solution"][cell])
     assert lost == [f"ex{WRONG[0]}-check", "total"]
 
@@ -318,3 +337,20 @@ def test_feedback_shows_each_student_their_score(course, graded):
     for student in STUDENTS:
         page = (course / "feedback" / student / GRADED / f"{GRADED}.html").read_text(encoding="utf-8")
         assert f"{GRADED} (Score: {graded[student]['total']:.1f} / {points_of(GRADED):.1f})" in page, student
+
+
+def test_autograde_stops_at_an_answer_cell_split_in_two_and_added_cells_names_it(course, graded, capsys):
+    # What the README warns of: nbgrader's words speak of an old metadata format, and a whole run
+    # (every student) stops at the first such submission.
+    path = course / "submitted" / "unmended" / GRADED / f"{GRADED}.ipynb"
+    path.parent.mkdir(parents=True)
+    nbtools.write(split_first_answer(submission(course)), path)
+    done = subprocess.run([sys.executable, "-m", "nbgrader", "autograde", GRADED, "--student", "unmended"],
+                          cwd=course, env=course_env(course), capture_output=True, text=True, timeout=900)
+    assert done.returncode != 0 and "exists multiple times" in done.stdout + done.stderr, done.stdout + done.stderr
+    # The student's own Validate button fails on it too, in these words.
+    done = subprocess.run([sys.executable, "-m", "nbgrader", "validate", str(path.relative_to(course))],
+                          cwd=course, env=course_env(course), capture_output=True, text=True, timeout=900)
+    assert "the nbgrader metadata may be corrupted" in done.stdout + done.stderr, done.stdout + done.stderr
+    assert added_cells.main([str(path)]) == 1
+    assert "is in 2 cells" in capsys.readouterr().out

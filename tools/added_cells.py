@@ -10,6 +10,16 @@ submission lacks scores its exercise 0, and nbgrader says nothing of it. The che
 submission should hold are read from the course's ``source/<assignment>/`` notebook of the same
 name, found from the submission's place, ``submitted/<student>/<assignment>/<notebook>``.
 
+It also names what stops ``nbgrader autograde`` itself: a grade id in two cells (an answer cell
+JupyterLab split in two, or a check cell pasted again) halts the whole run at that submission,
+every student after it ungraded, with nbgrader's words of an old metadata format; and a
+notebook renamed from the assignment's (nbgrader grades the submission 0). Run it after
+``nbgrader collect`` and before ``nbgrader autograde``. ``--mend`` mends the first in place:
+nbgrader's metadata stays on the last cell of each such grade id (the part, or the copy, that
+comes after the rest) and leaves the others, which then run as cells the student added. (The
+last is the one nbgrader's own ``DeduplicateIds`` keeps; it leaves an empty record on the others,
+which its metadata check then refuses.)
+
 Prints one line per finding, ``<student> <notebook>: ...``, and nothing for a clean submission;
 exits with 1 where it found something, so a script can tell.
 """
@@ -18,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections import Counter
 from pathlib import Path
 
 import nbformat
@@ -29,10 +40,41 @@ def check_ids(nb: nbformat.NotebookNode) -> list[str]:
             if cell.metadata.get("nbgrader", {}).get("grade") and cell.cell_type == "code"]
 
 
+def grade_id(cell: nbformat.NotebookNode) -> str | None:
+    """The cell's nbgrader grade id, or None for a cell without nbgrader's metadata."""
+    return cell.metadata.get("nbgrader", {}).get("grade_id")
+
+
+def repeated_ids(nb: nbformat.NotebookNode) -> dict[str, list[int]]:
+    """Each grade id that more than one cell carries, with those cells' positions (from 1)."""
+    counts = Counter(grade_id(cell) for cell in nb.cells if grade_id(cell))
+    return {gid: [k for k, cell in enumerate(nb.cells, start=1) if grade_id(cell) == gid]
+            for gid, n in counts.items() if n > 1}
+
+
+def mend(submission: Path) -> list[str]:
+    """Keep nbgrader's metadata on the last cell of each repeated grade id only; what was done."""
+    nb = nbformat.read(submission, as_version=4)
+    done = []
+    for gid, positions in repeated_ids(nb).items():
+        for k in positions[:-1]:
+            del nb.cells[k - 1].metadata["nbgrader"]
+        done.append(f"mended: grade id {gid} kept on the cell at position {positions[-1]} only")
+    if done:
+        nbformat.write(nb, submission)
+    return done
+
+
 def findings(submission: Path) -> list[str]:
-    """The cells ``submission`` adds to its assignment, and the check cells it lacks."""
+    """The cells ``submission`` adds to its assignment, the check cells it lacks, and what stops
+    nbgrader's autograde (a grade id in two cells, a renamed notebook)."""
     nb = nbformat.read(submission, as_version=4)
     found = []
+    for gid, positions in repeated_ids(nb).items():
+        where = ", ".join(map(str, positions))
+        found.append(f"grade id {gid} is in {len(positions)} cells, at positions {where} (a cell split in "
+                     "two, or pasted again): nbgrader autograde stops at this submission, and grades no "
+                     "student after it; mend it first (added_cells.py --mend)")
     for k, cell in enumerate(nb.cells, start=1):
         if "nbgrader" not in cell.metadata:
             first = next((line.strip() for line in cell.source.splitlines() if line.strip()), "(empty)")
@@ -40,6 +82,12 @@ def findings(submission: Path) -> list[str]:
     # <course>/submitted/<student>/<assignment>/<notebook>: the course folder is parents[3].
     folders = submission.resolve().parents
     source = folders[3] / "source" / submission.parent.name / submission.name if len(folders) > 3 else None
+    if source is not None and not source.is_file() and source.parent.is_dir():
+        names = sorted(path.name for path in source.parent.glob("*.ipynb"))
+        found.append(f"the assignment has no notebook named {submission.name} (renamed?), so nbgrader grades "
+                     f"the submission 0: rename it to {' or '.join(names) or 'the assignment notebook'} and "
+                     "autograde this student again (nbgrader autograde ASSIGNMENT --student STUDENT)")
+        return found
     if source is None or not source.is_file():
         found.append(f"no {source} to compare with: only added cells are listed")
         return found
@@ -53,6 +101,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("submissions", nargs="+", type=Path,
                         help="submitted notebooks: submitted/<student>/<assignment>/<notebook>.ipynb")
+    parser.add_argument("--mend", action="store_true",
+                        help="keep nbgrader's metadata on the last cell of each grade id that several cells "
+                             "carry, in place, so that nbgrader autograde runs")
     args = parser.parse_args(argv)
     missing = [str(path) for path in args.submissions if not path.is_file()]
     if missing:
@@ -60,7 +111,7 @@ def main(argv: list[str] | None = None) -> int:
     any_found = False
     for submission in args.submissions:
         student = submission.parent.parent.name
-        for finding in findings(submission):
+        for finding in (mend(submission) if args.mend else []) + findings(submission):
             any_found = True
             print(f"{student} {submission.name}: {finding}")
     return 1 if any_found else 0

@@ -71,6 +71,11 @@ c = get_config()
 
 c.CourseDirectory.course_id = "tinyad"
 
+# Where release_assignment puts what students fetch, and collect finds what they submit: the
+# hub's shared exchange folder. nbgrader's default, /usr/local/share/nbgrader/exchange, is made
+# world-writable on first use; set it where the hub's nbgrader set-up puts it.
+# c.Exchange.root = "/srv/nbgrader/exchange"
+
 # The blanks are the course's own, so a released notebook is the course's exercise notebook.
 c.ClearSolutions.code_stub = dict(python={code_stub!r})
 c.ClearSolutions.text_stub = {text_stub!r}
