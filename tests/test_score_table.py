@@ -341,15 +341,15 @@ def test_the_table_on_blank_half_done_and_finished_exercises(tmp_path):
     out = grade(course, "exercises/")
     table = out[out.index("= score ="):].splitlines()[1:]
     assert table == [
-        "exercises/01_blank.ipynb",
+        "exercises/01_blank.ipynb  (0 of 3 passed)",
         "  Exercise 1: multiplication on a Value of your own  not started",
         "  Exercise 2: a slope by central differences         not started",
         "  Exercise 3: how many nodes?                        not started",
-        "exercises/01_done.ipynb",
+        "exercises/01_done.ipynb  (3 of 3 passed)",
         "  Exercise 1: multiplication on a Value of your own  passed",
         "  Exercise 2: a slope by central differences         passed",
         "  Exercise 3: how many nodes?                        passed",
-        "exercises/01_half.ipynb",
+        "exercises/01_half.ipynb  (1 of 3 passed)",
         "  Exercise 1: multiplication on a Value of your own  passed",
         "  Exercise 2: a slope by central differences         failed: the central difference is "
         "(f(x + h) - f(x - h)) / (2 * h): f on both sides of x, and 2 * h in parentheses "
@@ -360,7 +360,7 @@ def test_the_table_on_blank_half_done_and_finished_exercises(tmp_path):
     # On one notebook, from inside exercises/ (the plugin and settings are found from there too).
     out = grade(course / "exercises", "01_half.ipynb")
     assert out.rstrip().endswith("3 exercises: 1 passed, 1 failed, 1 not started"), out
-    assert "01_half.ipynb\n  Exercise 1: multiplication on a Value of your own  passed" in out
+    assert "01_half.ipynb  (1 of 3 passed)\n  Exercise 1: multiplication on a Value of your own  passed" in out
 
 
 def test_no_table_where_nothing_is_an_exercise(tmp_path):
@@ -435,7 +435,7 @@ def test_the_table_from_the_root_from_exercises_and_from_elsewhere(tmp_path, whe
     started.mkdir(exist_ok=True)
     out = grade(started, argument)
     assert "INTERNALERROR" not in out, out
-    assert table_of(out) == [shown, *SMALL_TABLE], out
+    assert table_of(out) == [f"{shown}  (1 of 4 passed)", *SMALL_TABLE], out
     # Above the table, each failed check shows its message, and nothing of the grading code.
     plain = re.sub(r"\x1b\[[0-9;]*m", "", out)  # IPython colours the tracebacks it makes
     assert "CheckFailed: the answer\n  tried:    two(2.0)" in plain and "grading.py" not in plain, out
@@ -453,9 +453,9 @@ def test_a_notebook_outside_the_course_is_graded_with_the_plugin_named(tmp_path)
     named = ["-p", "tinyad.course.score_table", "--nbval-current-env"]
     assert "= score =" not in grade(course, str(tmp_path / "sent" / SMALL))
     out = grade(course, *named, str(tmp_path / "sent" / SMALL))
-    assert "INTERNALERROR" not in out and table_of(out) == [f"../sent/{SMALL}", *SMALL_TABLE], out
+    assert "INTERNALERROR" not in out and table_of(out) == [f"../sent/{SMALL}  (1 of 4 passed)", *SMALL_TABLE], out
     out = grade(course, *named, f"exercises/{SMALL}")
-    assert out.count("= score =") == 1 and table_of(out) == [f"exercises/{SMALL}", *SMALL_TABLE], out
+    assert out.count("= score =") == 1 and table_of(out) == [f"exercises/{SMALL}  (1 of 4 passed)", *SMALL_TABLE], out
 
 
 def test_a_notebook_is_named_as_typed_from_where_pytest_started():
@@ -554,7 +554,7 @@ def slips(tmp_path_factory) -> tuple[str, dict[str, list[str]]]:
         if line.startswith("  "):
             rows[name].append(line)
         else:
-            name = line
+            name = line.rsplit("  (", 1)[0]  # the notebook, then how many of its exercises passed
             rows[name] = []
     assert list(rows) == list(SLIPS), out
     return out, rows
@@ -647,6 +647,15 @@ def test_an_answer_above_its_blank_is_told_to_move_into_it(slips):
         "write your answer in its place, not in a cell you added"), out
 
 
+def test_a_notebooks_line_counts_its_passes_and_the_code_cells_added_to_its_exercises(slips):
+    # An added cell runs beside the checks (one that replaces grading passes them all): the line
+    # says how many there are, for whoever grades the notebook to read them. None in a notebook as given.
+    out, rows = slips
+    lines = [line for line in table_of(out) if line.endswith(".ipynb") or ".ipynb  (" in line]
+    assert "99_answer_above_its_blank.ipynb  (1 of 4 passed; 1 code cell added to its exercises)" in lines, out
+    assert "91_as_given.ipynb  (1 of 4 passed)" in lines, out
+
+
 def test_a_check_that_says_it_left_a_part_unchecked_is_not_a_pass(slips):
     # Lesson 03 without PyTorch: its check passed an answer it could not run, and the row read "passed".
     out, rows = slips
@@ -673,12 +682,12 @@ def test_exercises_pytest_stopped_before_are_not_run(tmp_path):
     out = grade(tmp_path, "-p", "tinyad.course.score_table", "-x", ".")  # stops at exercise 2's check
     stopped = "not run: pytest stopped before its cells (-x, --maxfail, or Ctrl-C)"
     assert table_of(out) == [
-        SMALL,
+        f"{SMALL}  (1 of 4 passed)",
         "  Exercise 1: right         passed",
         "  Exercise 2: wrong         failed: double x",
         f"  Exercise 3: blank         {stopped}",
         f"  Exercise 4: two failures  {stopped}",
-        "99_then_this.ipynb",
+        "99_then_this.ipynb  (0 of 4 passed)",
         f"  Exercise 1: right         {stopped}",
         f"  Exercise 2: wrong         {stopped}",
         f"  Exercise 3: blank         {stopped}",

@@ -10,6 +10,10 @@ Each notebook is named as the learner would type it from the folder pytest was s
 For a notebook outside the course, where no ``conftest.py`` of the course is read, name the
 plugin: ``python -m pytest -p tinyad.course.score_table --nbval-lax path/to/NN_name.ipynb``.
 
+Each notebook has a line, ``path  (2 of 3 passed)``, with the count of code cells the learner
+added to its exercises where there are any (they run in the kernel the checks run in, so whoever
+grades a notebook reads them).
+
 An exercise is a level-2 markdown heading ``## Exercise N: title`` and every cell after it
 up to the next level-2 heading; its check cells are the code cells that call a ``grading.``
 helper (outside a comment) or carry the tag ``check`` (``is_check_cell``). Its row says
@@ -203,14 +207,20 @@ class Exercise:
     def not_started(self) -> tuple[str, str]:
         """``not started``, saying so where the learner added code to the exercise: an answer written
         in a cell of its own, above its blank, runs, and the blank then raises all the same."""
-        if self.given is not None and any(
-            cell.get("id") and cell.get("id") not in self.given and cell.source.strip() and not is_check_cell(cell)
-            and "blanks" not in course_metadata(cell)  # a part of an answer cell JupyterLab split is no new cell
-            for cell in self.cells
-        ):
+        if self.added():
             return NOT_STARTED, ("a blank's raise NotImplementedError(...) line still runs: write your answer "
                                  "in its place, not in a cell you added")
         return NOT_STARTED, ""
+
+    def added(self) -> int:
+        """How many code cells with code in them the learner added to the exercise (0 where the
+        notebook did not record the cells it was handed out with)."""
+        if self.given is None:
+            return 0
+        return sum(1 for cell in self.cells
+                   if cell.get("id") and cell.get("id") not in self.given and cell.source.strip()
+                   and not is_check_cell(cell)
+                   and "blanks" not in course_metadata(cell))  # a part of an answer cell JupyterLab split
 
     def blanks(self) -> tuple[int, int]:
         """(blanks the exercise was given, blanks still in it), from its answer cells. The parts of
@@ -348,7 +358,8 @@ class ScoreTable:
             self.write(reporter)
 
     def write(self, terminalreporter: Any) -> None:
-        """The table: a line per notebook, a row per exercise, and the counts."""
+        """The table: a line per notebook with how many of its exercises passed (and how many code
+        cells were added to them: they run beside the checks), a row per exercise, and the counts."""
         rows = [(name, ex) for name, exercises in self.notebooks.items() for ex in exercises]
         if not rows:
             return
@@ -357,10 +368,13 @@ class ScoreTable:
         width = max(len(ex.heading) for _, ex in rows)
         counts = {PASSED: 0, FAILED: 0, IN_PROGRESS: 0, NOT_STARTED: 0, NOT_CHECKED: 0, NOT_RUN: 0}
         for name, exercises in self.notebooks.items():
+            statuses = [exercise.status() for exercise in exercises]
             if exercises:
-                write(name)
-            for exercise in exercises:
-                word, detail = exercise.status()
+                passed = sum(word == PASSED for word, _ in statuses)
+                added = sum(exercise.added() for exercise in exercises)
+                cells = f"; {added} code cell{'s' if added != 1 else ''} added to its exercises" if added else ""
+                write(f"{name}  ({passed} of {len(exercises)} passed{cells})")
+            for exercise, (word, detail) in zip(exercises, statuses):
                 counts[word] += 1
                 write(f"  {exercise.heading:<{width}}  {word}" + (f": {detail}" if detail else ""))
         shown = [f"{n} {word}" for word, n in counts.items() if n or word not in (IN_PROGRESS, NOT_CHECKED, NOT_RUN)]
