@@ -195,8 +195,10 @@ def test_every_solution_is_an_assignment_and_its_lesson_goes_out_with_it(course)
         lesson = nbtools.read(ROOT / "notebooks" / f"{name}.ipynb")
         released = nbtools.read(course / "release" / name / "lesson" / f"{name}.ipynb")
         assert [(c.source, c.get("outputs")) for c in released.cells] == [
-            (nbgrader_course.lesson_on_the_hub(c.source) if c.cell_type == "markdown" else c.source,
-             c.get("outputs")) for c in lesson.cells], f"release/{name}/lesson is not the lesson"
+            (nbgrader_course.lesson_on_the_hub(c.source) if c.cell_type == "markdown"
+             else nbgrader_course.on_the_hub(c.source, c.cell_type), c.get("outputs")) for c in lesson.cells], (
+            f"release/{name}/lesson is not the lesson")
+        assert "NBVAL_" not in "\n".join(c.source for c in released.cells), name
         assert all(c.metadata["editable"] is False and c.metadata["deletable"] is False for c in released.cells)
 
 

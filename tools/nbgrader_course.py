@@ -238,13 +238,15 @@ def assignment(solution: NotebookNode, name: str = "notebook") -> NotebookNode:
 
 def read_only(lesson: NotebookNode) -> NotebookNode:
     """A copy of a lesson whose cells cannot be edited or deleted (they still run), pointing
-    at the assignment's notebook for its exercises."""
+    at the assignment's notebook for its exercises, without the comments addressed to nbval."""
     nb = copy.deepcopy(lesson)
     for cell in nb.cells:
         cell.metadata["editable"] = False
         cell.metadata["deletable"] = False
         if cell.cell_type == "markdown":
             cell.source = lesson_on_the_hub(cell.source)
+        else:
+            cell.source = on_the_hub(cell.source, cell.cell_type)
     return nb
 
 
