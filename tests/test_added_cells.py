@@ -86,19 +86,19 @@ def test_a_copy_left_beside_the_solutions_is_no_assignment(tmp_path):
     assert [p.name for p in nbgrader_course.nbtools.lessons_in(tmp_path / "solutions")] == [f"{ASSIGNMENT}.ipynb"]
 
 
-def split_answer(cells):
-    """JupyterLab's Split Cell: both parts keep the cell's metadata, nbgrader's grade id with it."""
-    k = next(k for k, c in enumerate(cells) if c.metadata.nbgrader.get("solution") and c.cell_type == "code")
-    first, second = nbformat.from_dict(cells[k]), nbformat.from_dict(cells[k])
-    first.source, second.source = "x = 1", cells[k].source
-    first.id, second.id = "split-part-1", "split-part-2"
-    cells[k:k + 1] = [first, second]
+def split_answer(cells: list, above: str = "") -> None:
+    """JupyterLab's Split Cell in the first answer cell, ``above`` the cursor: both parts keep the
+    cell's metadata, nbgrader's grade id with it."""
+    k = next(k for k, c in enumerate(cells) if c.cell_type == "code" and c.metadata["nbgrader"]["solution"])
+    part = nbformat.from_dict(cells[k])
+    part.source, part.id = above, "split-above"
+    cells.insert(k, part)
 
 
 def test_a_grade_id_in_two_cells_is_named_and_mended(course, capsys):
     # nbgrader autograde stopped the whole run at such a submission ("old version of the nbgrader
     # metadata format"), and graded no student after it.
-    submission = submit(course, "frank", split_answer)
+    submission = submit(course, "frank", lambda cells: split_answer(cells, above="x = 1"))
     assert added_cells.main([str(submission)]) == 1
     (line,) = capsys.readouterr().out.splitlines()
     assert re.fullmatch(r"frank 01_value.ipynb: grade id \S+ is in 2 cells, at positions (\d+), (\d+) \(a cell split "
@@ -117,4 +117,10 @@ def test_a_renamed_notebook_is_named_with_the_assignments_name(course, capsys):
     (line,) = capsys.readouterr().out.splitlines()
     assert line == (f"dave {ASSIGNMENT}-Copy1.ipynb: the assignment has no notebook named {ASSIGNMENT}-Copy1.ipynb "
                     f"(renamed?), so nbgrader grades the submission 0: rename it to {ASSIGNMENT}.ipynb and autograde "
-                    "this student again (nbgrader autograde ASSIGNMENT --student STUDENT)")
+                    f"this student again (nbgrader autograde {ASSIGNMENT} --student dave)")
+    # A copy left beside the notebook (JupyterLab's Duplicate) is skipped, and the notebook graded:
+    # renaming the copy over it would lose the student's work.
+    shutil.copy(renamed, submit(course, "dave"))
+    assert added_cells.main([str(renamed)]) == 1
+    assert capsys.readouterr().out == (f"dave {ASSIGNMENT}-Copy1.ipynb: the assignment has no notebook named "
+                                       f"{ASSIGNMENT}-Copy1.ipynb: nbgrader skips it, and grades {ASSIGNMENT}.ipynb beside it\n")

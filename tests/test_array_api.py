@@ -454,3 +454,14 @@ def test_a_network_in_a_library_names_a_device_it_has_not_and_a_name_for_a_names
         nn.MLP(3, [2], xp="torch")
     model = nn.MLP(3, [2], xp=array_api_strict, device=array_api_strict.Device("device1"))
     assert all(str(p.device) == "array_api_strict.Device('device1')" for p in model.parameters())
+
+
+@needs_torch_tensors
+def test_a_mask_beside_nones_and_ints_gets_each_entry_its_own_gradient_in_pytorch():
+    # PyTorch places the mask's axis otherwise than NumPy where a None stands between: the same
+    # index, Nones and all, puts the gradient back (tests/test_tensor_graph.py has NumPy's).
+    mask = np.array([True, False, True, False])
+    for index in [(slice(None), mask, None, 0), (None, slice(None), mask, 1), (1, mask, None), (slice(None), mask, True, 0)]:
+        x = Tensor(torch.tensor(np.random.default_rng(0).normal(size=(3, 4, 2))), requires_grad=True)
+        weights = Tensor(torch.tensor(np.random.default_rng(1).normal(size=tuple(x[index].shape))))
+        assert gradcheck(lambda t: (t[index] * weights).sum(), x), index

@@ -41,6 +41,7 @@ from nbgrader.api import Gradebook  # noqa: E402
 
 from test_exercise_mutants import table, with_answer  # noqa: E402
 from test_exercises import ROOT, SOLUTIONS, nbtools  # noqa: E402
+from test_added_cells import split_answer  # noqa: E402
 import added_cells  # noqa: E402  (tools/, on the path test_exercises gives)
 import nbgrader_course  # noqa: E402  (tools/)
 from tinyad.course.score_table import exercises_of  # noqa: E402
@@ -273,12 +274,8 @@ def submission(course: Path, wrong: tuple[int, str] | None = None) -> nbformat.N
 
 
 def split_first_answer(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
-    """JupyterLab's Split Cell at the start of the first answer cell: an empty part above the
-    answer, both parts with the cell's metadata, nbgrader's grade id among it."""
-    k = next(k for k, c in enumerate(nb.cells) if c.cell_type == "code" and c.metadata["nbgrader"]["solution"])
-    above = nbformat.from_dict(nb.cells[k])
-    above.source, above.id = "", "split-above"
-    nb.cells.insert(k, above)
+    """The notebook with its first answer cell split at its start: an empty part above it."""
+    split_answer(nb.cells)
     return nb
 
 

@@ -521,6 +521,13 @@ def answer_above_its_blank() -> nbformat.NotebookNode:
     return exercise
 
 
+def grading_replaced() -> nbformat.NotebookNode:
+    exercise = small_exercise()  # a cell replaces the check's helper: every check after it passes
+    exercise.cells.insert(6, v4.new_code_cell("grading.check_close = lambda *args, **kwargs: None"))
+    exercise.cells.insert(3, v4.new_code_cell("x = 1"))  # in exercise 1: a learner's scratch cell
+    return exercise
+
+
 def checks_changed() -> nbformat.NotebookNode:
     exercise = small_exercise()
     exercise.cells[3].source = f"try:\n    {exercise.cells[3].source}\nexcept AssertionError:\n    pass"
@@ -538,7 +545,8 @@ SLIPS = {"91_as_given.ipynb": small_exercise, "92_hanging.ipynb": hanging, "93_c
          "94_checks_that_did_not_run.ipynb": checks_that_did_not_run,
          "95_blank_under_a_deleted_check.ipynb": blank_under_a_deleted_check, "96_more_slips.ipynb": more_slips,
          "97_partly_unchecked.ipynb": partly_unchecked, "98_crashing.ipynb": crashing,
-         "99_answer_above_its_blank.ipynb": answer_above_its_blank, "90_checks_changed.ipynb": checks_changed}
+         "99_answer_above_its_blank.ipynb": answer_above_its_blank, "90_checks_changed.ipynb": checks_changed,
+         "89_grading_replaced.ipynb": grading_replaced}
 
 
 @pytest.fixture(scope="module")
@@ -654,6 +662,9 @@ def test_a_notebooks_line_counts_its_passes_and_the_code_cells_added_to_its_exer
     lines = [line for line in table_of(out) if line.endswith(".ipynb") or ".ipynb  (" in line]
     assert "99_answer_above_its_blank.ipynb  (1 of 4 passed; 1 code cell added to its exercises)" in lines, out
     assert "91_as_given.ipynb  (1 of 4 passed)" in lines, out
+    # The rows cannot tell: the wrong answers of exercises 2 and 4 pass the check put in its place.
+    assert "89_grading_replaced.ipynb  (3 of 4 passed; 2 code cells added to its exercises)" in lines, out
+    assert rows["89_grading_replaced.ipynb"][1] == "  Exercise 2: wrong         passed", out
 
 
 def test_a_check_that_says_it_left_a_part_unchecked_is_not_a_pass(slips):
@@ -671,7 +682,7 @@ def test_a_commented_out_check_is_no_check_cell():
 def test_the_last_line_counts_every_notebooks_exercises(slips):
     out, _ = slips
     assert table_of(out)[-1] == (
-        "40 exercises: 3 passed, 16 failed, 1 in progress, 6 not started, 8 not checked, 6 not run"), out
+        "44 exercises: 6 passed, 16 failed, 1 in progress, 7 not started, 8 not checked, 6 not run"), out
 
 
 @PYTEST_INTERFACE

@@ -84,9 +84,14 @@ def findings(submission: Path) -> list[str]:
     source = folders[3] / "source" / submission.parent.name / submission.name if len(folders) > 3 else None
     if source is not None and not source.is_file() and source.parent.is_dir():
         names = sorted(path.name for path in source.parent.glob("*.ipynb"))
+        if any((submission.parent / name).is_file() for name in names):  # a copy beside the notebook
+            found.append(f"the assignment has no notebook named {submission.name}: nbgrader skips it, and "
+                         f"grades {' and '.join(names)} beside it")
+            return found
+        assignment, student = submission.parent.name, submission.parent.parent.name
         found.append(f"the assignment has no notebook named {submission.name} (renamed?), so nbgrader grades "
                      f"the submission 0: rename it to {' or '.join(names) or 'the assignment notebook'} and "
-                     "autograde this student again (nbgrader autograde ASSIGNMENT --student STUDENT)")
+                     f"autograde this student again (nbgrader autograde {assignment} --student {student})")
         return found
     if source is None or not source.is_file():
         found.append(f"no {source} to compare with: only added cells are listed")

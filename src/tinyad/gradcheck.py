@@ -269,7 +269,7 @@ def numeric_gradient(f: Callable[[Any], float], x: Any, eps: float) -> np.ndarra
     ``f`` is given float64 NumPy arrays (or floats): ``gradcheck`` checks a Tensor of any library.
     """
     if graph.is_node(x) or (is_array(x) and not isinstance(x, (np.ndarray, np.generic))):
-        what = type_name(x) if graph.is_node(x) else describe(x, namespace(x))
+        what = f"a {type_name(x)}" if graph.is_node(x) else describe(x, namespace(x))
         raise TypeError(
             f"numeric_gradient takes a number or a NumPy array, and gives f float64 NumPy arrays; got "
             f"{what}. Pass its numbers (x.data for a node's, a NumPy copy of another library's array), "

@@ -33,7 +33,7 @@ import numpy as np
 from tinyad.validation import as_real, check_setting, type_name
 from tinyad.graph import is_node
 from tinyad.tensor.backend import (
-    NUMPY, all_finite, describe, dtype_name, is_array, namespace, same_device, to_numpy,
+    NUMPY, all_finite, describe, dtype_name, in_torch_graph, is_array, namespace, same_device, to_numpy,
 )
 
 
@@ -325,7 +325,7 @@ def _check_grad(k: int, p: Any) -> None:
         return
     if not _is_real(g):  # a list or a string would fail later, in the library's words
         _not_real(k, g)
-    if getattr(g, "requires_grad", False) is True:  # the update would join PyTorch's graph
+    if in_torch_graph(g):  # the update would join PyTorch's graph
         raise TypeError(
             f"parameter {k}'s gradient is a {type_name(g)} that requires grad, set by hand (p.grad = "
             "...): the update would record it in PyTorch's own graph. Set grad.detach()"

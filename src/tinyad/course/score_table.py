@@ -207,20 +207,20 @@ class Exercise:
     def not_started(self) -> tuple[str, str]:
         """``not started``, saying so where the learner added code to the exercise: an answer written
         in a cell of its own, above its blank, runs, and the blank then raises all the same."""
-        if self.added():
+        if any(not is_check_cell(cell) for cell in self.added()):
             return NOT_STARTED, ("a blank's raise NotImplementedError(...) line still runs: write your answer "
                                  "in its place, not in a cell you added")
         return NOT_STARTED, ""
 
-    def added(self) -> int:
-        """How many code cells with code in them the learner added to the exercise (0 where the
-        notebook did not record the cells it was handed out with)."""
+    def added(self) -> list:
+        """The code cells, with code in them, that the learner added to the exercise: not a part of
+        an answer cell JupyterLab split, nor a copy of a check cell (each has the metadata of the
+        cell it came from). None where the notebook did not record the cells it was handed out with."""
         if self.given is None:
-            return 0
-        return sum(1 for cell in self.cells
-                   if cell.get("id") and cell.get("id") not in self.given and cell.source.strip()
-                   and not is_check_cell(cell)
-                   and "blanks" not in course_metadata(cell))  # a part of an answer cell JupyterLab split
+            return []
+        return [cell for cell in self.cells
+                if cell.get("id") and cell.get("id") not in self.given and cell.source.strip()
+                and not {"blanks", "check"} & course_metadata(cell).keys()]
 
     def blanks(self) -> tuple[int, int]:
         """(blanks the exercise was given, blanks still in it), from its answer cells. The parts of
@@ -371,7 +371,7 @@ class ScoreTable:
             statuses = [exercise.status() for exercise in exercises]
             if exercises:
                 passed = sum(word == PASSED for word, _ in statuses)
-                added = sum(exercise.added() for exercise in exercises)
+                added = sum(len(exercise.added()) for exercise in exercises)
                 cells = f"; {added} code cell{'s' if added != 1 else ''} added to its exercises" if added else ""
                 write(f"{name}  ({passed} of {len(exercises)} passed{cells})")
             for exercise, (word, detail) in zip(exercises, statuses):

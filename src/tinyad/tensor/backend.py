@@ -50,6 +50,12 @@ def namespace(array: Any) -> ModuleType:
     return array_api_compat.array_namespace(array)
 
 
+def in_torch_graph(x: Any) -> bool:
+    """Whether ``x`` is a PyTorch tensor that requires grad: every op tinyad computed with it would
+    be recorded in PyTorch's own graph too (and such a tensor will not print through NumPy)."""
+    return getattr(x, "requires_grad", False) is True
+
+
 def is_array(x: Any) -> bool:
     """Whether ``x`` is an array of a library that follows the array API standard (NumPy's too)."""
     return array_api_compat.is_array_api_obj(x)

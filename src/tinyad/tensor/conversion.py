@@ -17,12 +17,15 @@ import numpy as np
 
 from tinyad import graph
 from tinyad.validation import as_real, type_name
-from tinyad.tensor.backend import NUMPY, all_finite, dtype_name, float_dtype, is_array, namespace, to_numpy
+from tinyad.tensor.backend import (
+    NUMPY, all_finite, dtype_name, float_dtype, in_torch_graph, is_array, namespace, to_numpy,
+)
 
 FLOAT_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
 # The entries of a list that are surely not nodes, told at a glance (asking each entry whether it
-# is a node costs ten times more than converting a long list of numbers).
-PLAIN = (float, int, list, tuple)
+# is a node costs ten times more than converting a long list of numbers): Python's numbers and
+# lists, and NumPy's scalars (which have a .data of their own).
+PLAIN = (float, int, bool, list, tuple, np.float64, np.float32, np.int64, np.int32, np.bool_)
 # What to write instead of Tensor(node), for a node of either engine.
 NODE_DATA = {"Tensor": "t.detach() for a new leaf with the same numbers", "Value": "Tensor(v.data) for its number"}
 
@@ -38,7 +41,9 @@ def as_float_array(data: Any, dtype: Any = None) -> Any:
             return library_array(data, dtype)
         if graph.is_node(data):
             instead = NODE_DATA.get(type_name(data), "its numbers, .data")
-            raise TypeError(f"Tensor() got a {type_name(data)}; a new Tensor cannot carry its graph: use {instead}")
+            raise TypeError(
+                f"Tensor() got a {type_name(data)}; a new Tensor cannot carry its graph: use {instead}"
+            )
     if dtype is not None:
         dtype = np.dtype(float_dtype(dtype, np))
     if data is None:
@@ -76,7 +81,7 @@ def as_float_array(data: Any, dtype: Any = None) -> Any:
 def library_array(array: Any, dtype: Any = None) -> Any:
     """An array of a library other than NumPy as a finite float32/float64 array of that library,
     on its own device: the same checks and conversions as ``as_float_array``'s, in its namespace."""
-    if getattr(array, "requires_grad", False) is True:  # a PyTorch tensor in PyTorch's own graph
+    if in_torch_graph(array):
         raise TypeError(
             f"Tensor() got a {type_name(array)} that requires grad: PyTorch would record a graph of its "
             "own of every op tinyad computes with it. Pass t.detach(), and requires_grad=True to "

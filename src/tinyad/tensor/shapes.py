@@ -90,7 +90,7 @@ def getitem(x: Tensor, index: Any) -> Tensor:
         data = x.data[picked]
     except (IndexError, ValueError, TypeError) as error:  # PyTorch's words for some: t[::-1], t["a"]
         raise IndexError(f"cannot index a tensor of shape {x.shape} with {index!r}: {error}"
-                         f"{_negative_step(picked, x)}") from None
+                         f"{_negative_step(picked, x, error)}") from None
     return x.new_node(data, parents=(x,), op="index", backward_rule=getitem_backward, saved=picked)
 
 
@@ -99,9 +99,12 @@ def getitem_backward(out: Tensor) -> None:
     index = out.saved
     grad = x.xp.zeros_like(x.data)
     if picks_once(index):
-        # Each entry picked at most once: assigning is adding to 0. (An assignment's index
-        # may not add axes: without its Nones, the picked entries come without those axes.)
-        at = tuple(part for part in index if part is not None) if isinstance(index, tuple) else index
+        # Each entry picked at most once: assigning is adding to 0. A basic index drops its Nones
+        # (the standard's assignment takes none; the picked entries come without those axes). One
+        # with a mask keeps them: a None between the mask and another index moves the mask's axis
+        # to the front in NumPy, and the same index, Nones and all, puts the gradient back.
+        basic = isinstance(index, tuple) and not any(is_array(part) for part in index)
+        at = tuple(part for part in index if part is not None) if basic else index
         grad[at] = x.xp.reshape(out.grad, grad[at].shape)
     else:
         scatter_add(grad, index, out.grad)
@@ -171,10 +174,12 @@ def picks_once(index: Any) -> bool:
     return masks <= 1
 
 
-def _negative_step(index: Any, x: Tensor) -> str:
-    """A hint, for a library other than NumPy, where the index has a slice with a negative step."""
+def _negative_step(index: Any, x: Tensor, error: Exception) -> str:
+    """A hint where the library refused a slice's negative step (PyTorch: "step must be greater
+    than zero"), which NumPy takes."""
     parts = index if isinstance(index, tuple) else (index,)
-    if x.xp is NUMPY or not any(isinstance(p, slice) and p.step is not None and p.step < 0 for p in parts):
+    negative = any(isinstance(p, slice) and p.step is not None and p.step < 0 for p in parts)
+    if x.xp is NUMPY or not negative or "step" not in str(error):
         return ""
     return (f" ({library(x.xp)} takes no negative step in a slice, where NumPy does: reverse with an "
-            "index array, t[list(range(n - 1, -1, -1))])")
+            "index array, t[list(range(t.shape[0] - 1, -1, -1))] for the first axis)")

@@ -87,8 +87,8 @@ from tinyad.validation import (
 from tinyad.tensor import binary, elementwise, grad_mode, reductions, shapes
 from tinyad.tensor.conversion import as_float_array, kind_of_list, too_large
 from tinyad.tensor.backend import (
-    NUMPY, all_finite, cannot_combine, describe, device, dtype_name, is_array, library, namespace,
-    same_device, to_numpy,
+    NUMPY, all_finite, cannot_combine, describe, device, dtype_name, in_torch_graph, is_array, library,
+    namespace, same_device, to_numpy,
 )
 
 ArrayLike = Union["Tensor", np.ndarray, float, int, Sequence]
@@ -704,7 +704,7 @@ def _gradient_set_by_hand(own: Any, node: Tensor) -> TypeError:
         what = f"{kind} of shape {tuple(own.shape)} and dtype {dtype_name(own.dtype)}"
     else:
         what = f"a {type_name(own)} ({own!r:.40})"
-    if getattr(own, "requires_grad", False) is True:
+    if in_torch_graph(own):
         what += " that requires grad (in PyTorch's own graph: set grad.detach())"
     elif is_array(own) and node.xp is not NUMPY and not same_device(own, node.data, node.xp):
         what += f" on {device(own, node.xp)}, where the tensor is on {node.device}"
@@ -719,7 +719,7 @@ def _gradient_set_by_hand(own: Any, node: Tensor) -> TypeError:
 def _not_writable_here(own: Any, node: Tensor) -> bool:
     """Whether a leaf's gradient set by hand, in another library than NumPy, is one backward cannot
     add into: on another device than the leaf, or a PyTorch tensor in PyTorch's own graph."""
-    return getattr(own, "requires_grad", False) is True or not same_device(own, node.data, node.xp)
+    return in_torch_graph(own) or not same_device(own, node.data, node.xp)
 
 
 def walked_twice(out: Tensor) -> RuntimeError:
@@ -794,7 +794,7 @@ def _seed(grad: ArrayLike, out: Tensor) -> Any:
     if isinstance(given, (str, bytes, bool, np.bool_)):  # NumPy would read "1" and True as 1.0
         raise TypeError(f"backward(grad=...) needs an array of numbers, got {type_name(given)} {given!r:.40}")
     xp = out.xp
-    if getattr(given, "requires_grad", False) is True:  # a PyTorch tensor in PyTorch's own graph
+    if in_torch_graph(given):
         raise TypeError(
             f"backward(grad=...) got a {type_name(given)} that requires grad: PyTorch would record a "
             "graph of its own of every gradient tinyad computes from it. Pass grad.detach()"
