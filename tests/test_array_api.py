@@ -315,6 +315,16 @@ def test_pytorchs_products_of_two_dtypes_are_named_as_such():
             call()
     assert (t32 @ w32).dtype == torch.float32  # one dtype: as before
     assert F.linear(t64, w32, b32).dtype == torch.float32  # a constant input joins the layer's dtype
+    # The bias is added, not multiplied: a float32 bias on float64 weights promotes, as in NumPy
+    # (its refusal blamed the matrix product), and its gradient comes back in its own dtype.
+    for library in (torch.tensor, np.asarray):
+        x = Tensor(library(np.ones((2, 3))), requires_grad=True)
+        w = Tensor(library(np.ones((3, 3))), requires_grad=True)
+        b = Tensor(library(np.ones(3, dtype=np.float32)), requires_grad=True)
+        out = F.linear(x, w, b)
+        out.sum().backward()
+        assert out.numpy().dtype == np.float64 and b.grad.dtype == b.dtype and b.numpy().dtype == np.float32
+        np.testing.assert_array_equal(backend.to_numpy(b.grad), [2.0, 2.0, 2.0])
 
 
 @needs_torch_tensors
@@ -465,3 +475,10 @@ def test_a_mask_beside_nones_and_ints_gets_each_entry_its_own_gradient_in_pytorc
         x = Tensor(torch.tensor(np.random.default_rng(0).normal(size=(3, 4, 2))), requires_grad=True)
         weights = Tensor(torch.tensor(np.random.default_rng(1).normal(size=tuple(x[index].shape))))
         assert gradcheck(lambda t: (t[index] * weights).sum(), x), index
+
+
+@needs_torch_tensors
+def test_torch_tensor_of_a_tensor_says_to_give_it_the_array():
+    # It read "len() of a 0-d tensor" for a tensor of shape (2,): PyTorch reads it as nested lists.
+    with pytest.raises(TypeError, match=r"such as torch\.tensor\(t\), asks it of each entry: give it t\.data"):
+        torch.tensor(Tensor([1.0, 2.0]))

@@ -418,7 +418,7 @@ def linear(x: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     x = _constant_like(x, weight)
     parents = (x, weight) if bias is None else (x, weight, bias)
     same_place("linear", *parents)  # first: it names an argument that is not a Tensor
-    one_dtype_for_products("linear", *parents)
+    one_dtype_for_products("linear", x, weight)  # the bias is added, which PyTorch promotes as NumPy does
     # The shapes are read from the arrays, once: a layer runs on every step of every batch.
     x_shape, w_shape = x.data.shape, weight.data.shape
     if len(w_shape) != 2 or not x_shape or x_shape[-1] != w_shape[0]:

@@ -189,7 +189,8 @@ class Tensor:
 
     def __len__(self) -> int:
         if self.data.ndim == 0:
-            raise TypeError("len() of a 0-d tensor: it has no axis to count or iterate; use item()")
+            raise TypeError("len() of a 0-d tensor: it has no axis to count or iterate; use item() (what reads "
+                            "nested lists, such as torch.tensor(t), asks it of each entry: give it t.data)")
         return self.data.shape[0]
 
     def __bool__(self) -> bool:
