@@ -210,6 +210,19 @@ INDEXES = {
     "True": True,
 }
 
+# A mask beside Nones, ints and slices, on an input of shape (3, 4, 2): NumPy puts the mask's axis
+# first where a None stands between it and another index, PyTorch otherwise, so the torch row's
+# forward would not match; tests/test_tensor_graph.py and test_array_api.py gradcheck them instead.
+MASK = np.array([True, False, True, False])
+MASK_BESIDE_NONES = [
+    (slice(None), MASK, None, 0),
+    (slice(None), MASK, None, slice(None)),
+    (None, slice(None), MASK, 1),
+    (1, MASK, None),
+    (slice(None), MASK, True, 0),
+    (Ellipsis, MASK, 0),
+]
+
 SHAPES = Family(
     rows={
         "reshape": Op(

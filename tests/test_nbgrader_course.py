@@ -137,12 +137,14 @@ def test_an_exercise_worth_no_number_above_zero_is_refused(points):
 # -- the course, through nbgrader ------------------------------------------------------
 
 
-def run_nbgrader(course: Path, *args: str, cwd: Path | None = None) -> str:
+def run_nbgrader(course: Path, *args: str, cwd: Path | None = None, check: bool = True) -> str:
     """``python -m nbgrader ARGS`` in the course folder (or ``cwd``), on this test's Python; its
-    output (stdout, then the log), or a failure that shows both."""
+    output (stdout, then the log), or a failure that shows both (with ``check=False``, a run
+    that fails is asserted to fail)."""
     done = subprocess.run([sys.executable, "-m", "nbgrader", *args], cwd=cwd or course, env=course_env(course),
                           capture_output=True, text=True, timeout=900)
-    assert done.returncode == 0, f"nbgrader {' '.join(args)} failed:\n{done.stdout}\n{done.stderr}"
+    assert (done.returncode == 0) is check, f"nbgrader {' '.join(args)} exited with {done.returncode}:\n" \
+                                             f"{done.stdout}\n{done.stderr}"
     return done.stdout + done.stderr
 
 
@@ -273,19 +275,15 @@ def submission(course: Path, wrong: tuple[int, str] | None = None) -> nbformat.N
     return nb
 
 
-def split_first_answer(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
-    """The notebook with its first answer cell split at its start: an empty part above it."""
-    split_answer(nb.cells)
-    return nb
-
-
 @pytest.fixture(scope="module")
 def submitted(course) -> dict[str, Path]:
     """Four students' submissions of GRADED: the solution typed in, the blank, one wrong answer,
     and the solution with an answer cell split in two."""
     released = notebook_of(course, "release", GRADED)
     paths = {}
-    made = (submission(course), released, submission(course, WRONG), split_first_answer(submission(course)))
+    split = submission(course)
+    split_answer(split.cells)
+    made = (submission(course), released, submission(course, WRONG), split)
     for student, nb in zip(STUDENTS, made):
         paths[student] = course / "submitted" / student / GRADED / f"{GRADED}.ipynb"
         paths[student].parent.mkdir(parents=True)
@@ -343,13 +341,13 @@ def test_autograde_stops_at_an_answer_cell_split_in_two_and_added_cells_names_it
     # (every student) stops at the first such submission.
     path = course / "submitted" / "unmended" / GRADED / f"{GRADED}.ipynb"
     path.parent.mkdir(parents=True)
-    nbtools.write(split_first_answer(submission(course)), path)
-    done = subprocess.run([sys.executable, "-m", "nbgrader", "autograde", GRADED, "--student", "unmended"],
-                          cwd=course, env=course_env(course), capture_output=True, text=True, timeout=900)
-    assert done.returncode != 0 and "exists multiple times" in done.stdout + done.stderr, done.stdout + done.stderr
+    unmended = submission(course)
+    split_answer(unmended.cells)
+    nbtools.write(unmended, path)
+    output = run_nbgrader(course, "autograde", GRADED, "--student", "unmended", check=False)
+    assert "exists multiple times" in output, output
     # The student's own Validate button fails on it too, in these words.
-    done = subprocess.run([sys.executable, "-m", "nbgrader", "validate", str(path.relative_to(course))],
-                          cwd=course, env=course_env(course), capture_output=True, text=True, timeout=900)
-    assert "the nbgrader metadata may be corrupted" in done.stdout + done.stderr, done.stdout + done.stderr
+    output = run_nbgrader(course, "validate", str(path.relative_to(course)), check=False)
+    assert "the nbgrader metadata may be corrupted" in output, output
     assert added_cells.main([str(path)]) == 1
     assert "is in 2 cells" in capsys.readouterr().out

@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 from tinyad import Tensor, Value, checkpoint, gradcheck, no_grad
+from op_families import MASK_BESIDE_NONES  # tests/op_families.py
 from tinyad.tensor import Tensor as TensorFromPackage
 
 # -- construction -------------------------------------------------------------------
@@ -1105,17 +1106,7 @@ def test_a_node_or_a_list_of_nodes_as_data_says_how_to_take_its_numbers():
             Tensor(data)
 
 
-MASK = np.array([True, False, True, False])
-
-
-@pytest.mark.parametrize("index", [
-    (slice(None), MASK, None, 0),  # a None between the mask and an int: NumPy puts the mask's axis first
-    (slice(None), MASK, None, slice(None)),
-    (None, slice(None), MASK, 1),
-    (1, MASK, None),
-    (slice(None), MASK, True, 0),
-    (Ellipsis, MASK, 0),
-], ids=repr)
+@pytest.mark.parametrize("index", MASK_BESIDE_NONES, ids=repr)
 def test_a_mask_beside_nones_and_ints_gets_each_entry_its_own_gradient(index):
     # The gradient went back without the index's Nones, in another axis order: wrong, in silence.
     x = Tensor(np.random.default_rng(0).normal(size=(3, 4, 2)), requires_grad=True)

@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections import Counter
 from pathlib import Path
 
 import nbformat
@@ -47,9 +46,11 @@ def grade_id(cell: nbformat.NotebookNode) -> str | None:
 
 def repeated_ids(nb: nbformat.NotebookNode) -> dict[str, list[int]]:
     """Each grade id that more than one cell carries, with those cells' positions (from 1)."""
-    counts = Counter(grade_id(cell) for cell in nb.cells if grade_id(cell))
-    return {gid: [k for k, cell in enumerate(nb.cells, start=1) if grade_id(cell) == gid]
-            for gid, n in counts.items() if n > 1}
+    positions: dict[str, list[int]] = {}
+    for k, cell in enumerate(nb.cells, start=1):
+        if grade_id(cell):
+            positions.setdefault(grade_id(cell), []).append(k)
+    return {gid: where for gid, where in positions.items() if len(where) > 1}
 
 
 def mend(submission: Path) -> list[str]:

@@ -24,8 +24,8 @@ from tinyad.tensor.backend import (
 FLOAT_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
 # The entries of a list that are surely not nodes, told at a glance (asking each entry whether it
 # is a node costs ten times more than converting a long list of numbers): Python's numbers and
-# lists, and NumPy's scalars (which have a .data of their own).
-PLAIN = (float, int, bool, list, tuple, np.float64, np.float32, np.int64, np.int32, np.bool_)
+# lists; NumPy's scalars (which have a .data of their own) are told by np.generic.
+PLAIN = (float, int, bool, list, tuple)
 # What to write instead of Tensor(node), for a node of either engine.
 NODE_DATA = {"Tensor": "t.detach() for a new leaf with the same numbers", "Value": "Tensor(v.data) for its number"}
 
@@ -48,7 +48,9 @@ def as_float_array(data: Any, dtype: Any = None) -> Any:
         dtype = np.dtype(float_dtype(dtype, np))
     if data is None:
         raise TypeError("Tensor() needs numbers (a number, a nested list or an array), got None")
-    if isinstance(data, (list, tuple)) and any(type(item) not in PLAIN and graph.is_node(item) for item in data):
+    if isinstance(data, (list, tuple)) and any(
+        type(item) not in PLAIN and not isinstance(item, np.generic) and graph.is_node(item) for item in data
+    ):
         raise TypeError(
             "Tensor() got a list of Tensors (or Values); a new Tensor cannot carry their graphs. Build "
             "it from their numbers ([t.data for t in ts]) to get a constant"

@@ -471,8 +471,9 @@ def rnn_step(x: Tensor, h: Tensor, w_x: Tensor, w_h: Tensor, b: Tensor) -> Tenso
 def _check_rnn_arguments(x: Tensor, h: Tensor, w_x: Tensor, w_h: Tensor, b: Tensor) -> None:
     """A ValueError naming all five shapes unless they fit one RNN step (anything else would
     broadcast in forward, a bias of shape (batch, nhidden) or an h of batch 1, and fail in
-    backward); a TypeError for PyTorch's tensors of two dtypes, which its products do not mix."""
-    one_dtype_for_products("rnn_step", x, h, w_x, w_h, b)
+    backward); a TypeError for PyTorch's tensors of two dtypes, which its products do not mix (the
+    bias is added, which PyTorch promotes as NumPy does)."""
+    one_dtype_for_products("rnn_step", x, h, w_x, w_h)
     batch, nin = x.shape if x.ndim == 2 else (None, None)
     nhidden = w_h.shape[0] if w_h.ndim == 2 else None
     if (x.ndim != 2 or w_h.shape != (nhidden, nhidden) or w_x.shape != (nin, nhidden)

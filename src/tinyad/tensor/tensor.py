@@ -276,8 +276,7 @@ class Tensor:
         name = getattr(func, "__name__", "")
         where = getattr(func, "__module__", None) or "torch"
         instead = instead_of_numpy(Tensor, name, "t").replace("np.", f"{where}.")
-        raise numpy_refused("Tensor", f"{where}.{name} of a Tensor", instead,
-                            "t.data for the array, t.item() for one number, both constants", "PyTorch")
+        raise _numpy_refused(f"{where}.{name} of a Tensor", instead, library="PyTorch")
 
     def __format__(self, spec: str) -> str:
         """``f"{loss:.4f}"`` formats a one-element tensor's number; ``f"{t}"`` is the repr."""
@@ -670,9 +669,11 @@ for _name, _instead in INSTEAD_OF_METHODS.items():
     setattr(Tensor, _name, _method_instead(_name, _instead))
 
 
-def _numpy_refused(what: str, instead: str) -> TypeError:
-    """The error for NumPy given a Tensor where it would compute with its array and drop its graph."""
-    return numpy_refused("Tensor", what, instead, "t.data for the array, t.item() for one number, both constants")
+def _numpy_refused(what: str, instead: str, library: str = "NumPy") -> TypeError:
+    """The error for NumPy (or PyTorch) given a Tensor where it would compute with its array and drop
+    its graph."""
+    return numpy_refused("Tensor", what, instead, "t.data for the array, t.item() for one number, both constants",
+                         library)
 
 
 def _check_gradient_array(grad: Any, node: Tensor) -> None:
