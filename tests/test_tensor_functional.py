@@ -157,6 +157,17 @@ def test_array_arguments_take_the_dtype_of_float32_parameters():
     assert F.rnn_step(np.ones((4, 3)), h, w, wh, b).dtype == np.float32
 
 
+def test_a_float64_tensor_too_large_for_float32_parameters_is_named_as_such():
+    # Cast to the parameters' float32 first, then checked, it read "1 entries are nan or inf":
+    # the learner's data held 1e39, a finite number, as an array or a list gets told.
+    w = Tensor(np.zeros((2, 2), dtype=np.float32), requires_grad=True)
+    pred = Tensor(np.zeros(2, dtype=np.float32), requires_grad=True)
+    for use in (lambda big: F.linear(big, w), lambda big: F.mse(pred, big[0])):
+        for big in (Tensor([[1e39, 0.0]]), np.array([[1e39, 0.0]])):
+            with pytest.raises(ValueError, match=r"1 entries are too large for float32 \(beyond about 3.4e\+38\)"):
+                use(big)
+
+
 def _reference_softmax(row: np.ndarray) -> np.ndarray:
     """Softmax of a row whose spread is small enough for the naive formula after the shift."""
     shifted = np.exp(row - row.max())

@@ -282,6 +282,33 @@ def test_power_refuses_what_is_not_real_and_a_gradient_that_needs_log_of_a_non_p
     np.testing.assert_array_equal(x.grad, [0.0, 0.0])
 
 
+def test_an_infinite_slope_of_power_where_no_gradient_arrives_passes_on_zero():
+    # (x ** 0.5)[1] does not use x[0] = 0, where sqrt's slope is infinite: its gradient is 0
+    # (PyTorch gives nan there). Where the gradient arrives, the slope is refused as before.
+    x = Tensor([0.0, 4.0], requires_grad=True)
+    (x**0.5)[1].backward()
+    assert x.grad.tolist() == [0.0, 0.25]
+    x = Tensor([1e-120, 2.0], requires_grad=True)
+    (x**-2.0)[1].backward()  # the slope at 1e-120 overflows, and is not used
+    assert x.grad.tolist() == [0.0, -0.25]
+    with pytest.raises(ZeroDivisionError, match="infinite"):
+        (Tensor([0.0, 4.0], requires_grad=True) ** 0.5).sum().backward()
+    with pytest.raises(OverflowError, match="overflows a float at 1 entries"):
+        (Tensor([1e-120, 2.0], requires_grad=True) ** -2.0).sum().backward()
+
+
+@pytest.mark.parametrize("a, b, scale, expected", [
+    (0.0, 1e-310, 1.0, -0.0),  # out.grad / b overflows; out / b is 0
+    (1e-300, 1e-200, 1e200, -1e300),  # out.grad / b overflows; the gradient fits
+    (1e300, 1e100, 1e-300, -1e-200),  # out.grad / b vanishes to 0; the gradient is not 0
+])
+def test_the_divisor_s_gradient_is_found_where_an_intermediate_would_overflow_or_vanish(a, b, scale, expected):
+    # d(a / b)/db = -out / b, times the incoming gradient: as PyTorch computes it.
+    divisor = Tensor([b], requires_grad=True)
+    ((Tensor([a]) / divisor) * scale).sum().backward()
+    assert divisor.grad.tolist() == [pytest.approx(expected, rel=1e-15, abs=0.0)]
+
+
 @pytest.mark.parametrize("dtype, power, scale, largest", [
     (np.float64, 300.0, 1e8, "1.8e+308"), (np.float32, 37.0, 20.0, "3.4e+38"),
 ])

@@ -8,8 +8,10 @@ moments), kept from step to step in ``optimizer.state``. ``SGD.update`` and
 They read and write only ``p.data`` and ``p.grad``, with arithmetic operators alone, so the
 same classes drive ``Value`` parameters (floats) and ``Tensor`` parameters (arrays of NumPy or
 of any library that follows the array API standard, on any device). The
-update rules are ``torch.optim.SGD``'s and ``torch.optim.Adam``'s, in the same
-order of operations, so the same run gives the same numbers in both, to rounding.
+update rules are ``torch.optim.SGD``'s and ``torch.optim.Adam``'s: the same formulas, which
+PyTorch computes with fused operations (a multiply and an add rounded once, Adam's terms
+rearranged), so the same run gives the same numbers in both to rounding, a unit in the last
+place here and there in a step; over many steps those grow as any rounding does.
 
 What would corrupt a parameter is refused where it enters: a setting that is not a
 finite number in range (whenever it is set: at construction, or later, as a schedule sets
@@ -84,7 +86,7 @@ class Optimizer:
             )
         ready = [(k, p, state) for k, (p, state) in enumerate(zip(self.params, self.state)) if p.has_grad()]
         if _found_no_gradient(ready):
-            warnings.warn(_no_gradient(self), stacklevel=2)
+            warnings.warn(_no_gradient_message(self), stacklevel=2)
         for k, p, _ in ready:
             _check_grad(k, p)
         done = []  # (k, parameter, its state, and both as they were before this step)
@@ -231,7 +233,7 @@ def _found_no_gradient(ready: list) -> bool:
     return all(type(p.grad) is float and p.grad == 0.0 for _, p, _ in ready)
 
 
-def _no_gradient(optimiser: Optimizer) -> str:
+def _no_gradient_message(optimiser: Optimizer) -> str:
     """The warning for a step that found no gradient: the classic slip of a training loop that
     clears the gradients between ``backward()`` and ``step()``, or never calls ``backward()``."""
     empty = " or ".join(sorted({"0.0" if type(p.grad) is float else "None" for p in optimiser.params}))

@@ -26,7 +26,7 @@ every node), and a node keeps its one or two parents in two fields, ``first`` an
 ``second``, with ``parents`` the tuple made from them when asked (a stored tuple would be a
 second object per node for Python's garbage collector to scan).
 
-Contents: the operators ``+ * **`` and unary ``-`` (``-`` and ``/`` are built from them), then the
+Contents: the operators ``+ * / **`` and unary ``-`` (``a - b`` is ``a + (-b)``), then the
 functions (``tanh``, ``exp`` and the others), each op followed by its ``*_backward`` rule;
 ``detach``; ``backward``.
 """
@@ -184,7 +184,8 @@ class Value:
     def pow_backward(out: Value) -> None:
         a = out.first
         n = out.saved
-        a.grad += power_slope(a.data, n) * out.grad  # d(a ** n)/da = n * a ** (n - 1)
+        if out.grad:  # where no gradient arrives, the slope (infinite for a ** 0.5 at 0) does not matter
+            a.grad += power_slope(a.data, n) * out.grad  # d(a ** n)/da = n * a ** (n - 1)
 
     def __neg__(self) -> Value:
         return Value(-self.data, "", (self,), "neg", Value.neg_backward)
@@ -199,11 +200,18 @@ class Value:
         return self + (-other if isinstance(other, Value) else -as_float(other))
 
     def __truediv__(self, other: Value | Number) -> Value:
-        divisor = other.data if isinstance(other, Value) else as_float(other)
-        if divisor == 0.0:
+        # An op of its own, not a * b**-1: 3 / 10 is then 0.3, as in Python, not 0.30000000000000004,
+        # and a quotient that fits a float is computed even where 1 / b would not (1e-100 / 1e-310).
+        other = other if isinstance(other, Value) else Value(other)
+        if other.data == 0.0:
             raise ZeroDivisionError(f"{self!r} / {other!r}: the divisor is zero")
-        # A number's reciprocal is a number: v / 4 is v * 0.25, a constant leaf.
-        return self * (other**-1 if isinstance(other, Value) else power(divisor, -1))
+        return Value(self.data / other.data, "", (self, other), "/", Value.div_backward)
+
+    @staticmethod
+    def div_backward(out: Value) -> None:
+        a, b = out.first, out.second
+        a.grad += out.grad / b.data  # d(a / b)/da = 1 / b
+        b.grad -= out.grad * (out.data / b.data)  # d(a / b)/db = -a / b**2 = -out / b
 
     # A plain number on the left (2 * v, 1 - v, 1 / v) becomes the first parent,
     # so the parents keep the order written.
@@ -271,7 +279,7 @@ class Value:
             a.grad += out.grad
 
     def sigmoid(self) -> Value:
-        return Value(sigmoid(self.data), "", (self,), "sigmoid", Value.sigmoid_backward)
+        return Value(stable_sigmoid(self.data), "", (self,), "sigmoid", Value.sigmoid_backward)
 
     @staticmethod
     def sigmoid_backward(out: Value) -> None:
@@ -287,7 +295,7 @@ class Value:
     @staticmethod
     def softplus_backward(out: Value) -> None:
         a = out.first
-        a.grad += sigmoid(a.data) * out.grad  # d softplus(a)/da = sigmoid(a)
+        a.grad += stable_sigmoid(a.data) * out.grad  # d softplus(a)/da = sigmoid(a)
 
     def sin(self) -> Value:
         return Value(math.sin(self.data), "", (self,), "sin", Value.sin_backward)
@@ -330,7 +338,7 @@ class Value:
 # -- what the ops need, out of their way ------------------------------------------------
 
 
-# ``node(...)`` is the name lessons and older code use for the constructor.
+# ``node(...)``: the name the course's API notes give the one constructor. It is ``Value`` itself.
 node = Value
 
 
@@ -377,9 +385,9 @@ def as_float(data: object) -> float:
 
 
 def op_error(op: str, parents: tuple[Value, ...], backward_rule: Rule | None) -> Exception:
-    """Why an op's output cannot be made, by name: it has no rule to feed its parents, more
-    parents than a scalar op has operands (one or two), an operand set by hand to nan or inf, or a
-    result beyond a float."""
+    """Why an op's output cannot be made, by name: parents that are not a tuple (micrograd's order
+    of arguments), no rule to feed its parents, more parents than a scalar op has operands (one or
+    two), an operand set by hand to nan or inf, or a result beyond a float."""
     if not isinstance(parents, tuple):  # micrograd's order, Value(data, (x,), "tanh"), puts the op here
         return TypeError(
             f"Value(...) got parents={parents!r:.60}, a {type(parents).__name__}: an op's parents are a "
@@ -446,7 +454,7 @@ def power_slope(x: float, n: Number) -> float:
         ) from None
 
 
-def sigmoid(x: float) -> float:
+def stable_sigmoid(x: float) -> float:
     """``1 / (1 + exp(-x))`` in the form whose exp never sees a large positive number."""
     if x >= 0.0:
         return 1.0 / (1.0 + math.exp(-x))

@@ -13,15 +13,17 @@ first: an unbuffered scatter-add (``scatter_add``), NumPy's floating-point error
 finite (``all_finite``), and the check and message for arrays that cannot meet in one op
 (``same_place``, ``cannot_combine``).
 
-Outside this module the engine asks two things only of an array's library. Whether it is
-NumPy's (``xp is NUMPY`` in ``tensor.py``, ``binary.py``, ``shapes.py``, ``nn.py`` and
-``gradcheck.py``; the array's type, ``np.ndarray``, in ``tensor.py``, ``shapes.py``,
-``functional.py`` and ``optim.py``): for NumPy's fast paths (no device check for two NumPy
+Outside this module the engine asks three things only of an array's library. Whether it is
+NumPy's (``xp is NUMPY``, where ``NUMPY`` is the namespace below, not the ``numpy`` module; or
+the array's type, ``np.ndarray``): for NumPy's fast paths (no device check for two NumPy
 arrays, a NumPy dtype's kind read directly), NumPy's own conversions (its 0-d result made an
 array again, a seed gradient made with ``np.array``), the conversions only another library
 needs (a number, a list or an index array put into that library and onto its device), the
 refusal of a device other than the CPU for NumPy's parameters, and a note on an error only
-another library raises. And its name (``library``), for a Tensor's repr and an error message.
+another library raises. Whether a PyTorch tensor is a node of PyTorch's own graph
+(``in_torch_graph``): such a tensor is refused where it would enter tinyad's (as data, as a
+gradient set by hand or given to backward). And its name (``library``), for a Tensor's repr and an
+error message.
 """
 
 from __future__ import annotations

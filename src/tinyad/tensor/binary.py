@@ -119,12 +119,12 @@ def div(a: Tensor, b: Tensor) -> Tensor:
 
 def div_backward(out: Tensor) -> None:
     # d(a/b)/da = 1/b and d(a/b)/db = -a/b**2 = -out/b.
+    # (out / b first, not out.grad / b: that one may overflow or vanish where the gradient fits.)
     a, b = out.parents
-    grad_over_b = out.grad / b.data
     if a.requires_grad:
-        a.accumulate(sum_to_shape(grad_over_b, a.shape))
+        a.accumulate(sum_to_shape(out.grad / b.data, a.shape))
     if b.requires_grad:
-        b.accumulate(sum_to_shape(-grad_over_b * out.data, b.shape))
+        b.accumulate(sum_to_shape(-out.grad * (out.data / b.data), b.shape))
 
 
 # -- base ** exponent ---------------------------------------------------------
@@ -158,13 +158,18 @@ def power_backward(out: Tensor) -> None:
     xp = out.xp
     b, e = base.data, exponent.data
     if base.requires_grad:
-        if xp.any((b == 0) & (e != 0) & (e < 1)):
-            raise ZeroDivisionError("the derivative of x ** n at x = 0 is infinite for n < 1")
         with errstate(divide="ignore", invalid="ignore", over="ignore"):
             slope = xp.where(e == 0, 0.0, e * b ** (e - 1))  # b**0 is constant: slope 0
         if not xp.all(xp.isfinite(slope)):
-            raise OverflowError(f"the derivative of base ** exponent overflows a float at "
-                                f"{int(xp.count_nonzero(~xp.isfinite(slope)))} entries")
+            # Where no gradient arrives (an entry the output does not use), the slope does not
+            # matter: the gradient there is 0. Elsewhere an infinite slope is refused by name.
+            used = out.grad != 0
+            if xp.any((b == 0) & (e != 0) & (e < 1) & used):
+                raise ZeroDivisionError("the derivative of x ** n at x = 0 is infinite for n < 1")
+            if not xp.all(xp.isfinite(slope) | ~used):
+                raise OverflowError(f"the derivative of base ** exponent overflows a float at "
+                                    f"{int(xp.count_nonzero(~xp.isfinite(slope) & used))} entries")
+            slope = xp.where(used, slope, 0.0)
         base.accumulate(sum_to_shape(through_power(out, slope, "base"), base.shape))
     if exponent.requires_grad:
         # 0 ** e is 0 for every e > 0 (the only exponents allowed at 0), so its slope in e is 0;

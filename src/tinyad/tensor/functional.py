@@ -79,7 +79,7 @@ def _constant_like(x: Any, weight: Tensor) -> Tensor:
                                   or x.xp is not weight.xp or x.dtype == weight.dtype):
         return x  # (two libraries: the layer names both)
     if isinstance(x, Tensor):
-        return Tensor(x.xp.astype(x.data, weight.dtype))
+        return Tensor(x.data, dtype=weight.dtype)  # a value beyond float32 is named as such
     if not isinstance(weight, Tensor):
         raise TypeError(
             f"a layer's weight must be a Tensor, got a {type_name(weight)}: pass the Tensor "

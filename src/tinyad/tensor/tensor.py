@@ -202,9 +202,9 @@ class Tensor:
             )
         return bool(self.xp.reshape(self.data, ()))
 
-    # A node hashes and compares by identity: tinyad.graph keeps nodes in sets.
-    # So == cannot be NumPy's elementwise comparison; it refuses rather than
-    # answer a silent False to ``t == 1``.
+    # A node hashes by identity: tinyad.graph keeps nodes in sets, which find a node by its
+    # identity before they would ask ==. So == is free to refuse, rather than be NumPy's
+    # elementwise comparison or answer a silent False to ``t == 1``.
     __hash__ = object.__hash__
 
     def __eq__(self, other: Any) -> bool:
@@ -238,6 +238,10 @@ class Tensor:
 
     def __round__(self, ndigits: int | None = None) -> NoReturn:
         raise TypeError("round() of a Tensor: round(t.item(), 4) rounds its number (no gradient flows through it)")
+
+    # INSTEAD_OF_METHODS, after the class, says what to write instead of each method a Tensor lacks
+    # and a learner brings from NumPy or PyTorch (tolist, astype, view, ...): a loop there sets
+    # each as a method that refuses with those words.
 
     def __abs__(self) -> NoReturn:
         raise TypeError(f"abs() of a Tensor: tinyad has no abs; {INSTEAD_OF_METHODS['abs']}")
@@ -572,7 +576,7 @@ class Tensor:
         nodes may share it. A leaf's gradient is the learner's to modify
         (``p.grad *= 0.5`` to clip it), so a leaf's first gradient is copied: it never
         shares memory with another node's. A rule that made ``grad`` for this call alone
-        says so with ``fresh=True`` (the fused rules of ``functional`` do), and a leaf
+        says so with ``fresh=True`` (``linear``'s and ``rnn_step``'s rules do), and a leaf
         keeps it without a copy. Being its own, a leaf's gradient takes later gradients in
         place (``grad += ...``, as PyTorch's leaves do).
         """
@@ -659,7 +663,7 @@ def _method_instead(name: str, instead: str) -> Callable[..., NoReturn]:
         raise AttributeError(f"a Tensor has no {name}(): {instead}")
 
     refused.__name__ = refused.__qualname__ = name
-    refused.instead = instead  # not an op: validation.instead_of_numpy looks past it
+    refused.instead = instead  # marks a refusal, not an op: validation.instead_of_numpy looks past it
     return refused
 
 
