@@ -135,6 +135,29 @@ def test_a_blank_or_stale_exercise_may_be_overwritten(tmp_path):
     assert build.learner_work(path, fresh) is None
 
 
+def test_an_exercise_added_to_the_solution_is_not_taken_for_a_learners_work(tmp_path):
+    # Counted against the new notebook's blanks, the old exercise read "1 of its 2 blanks is
+    # filled in", and its stale copy in exercises/ was skipped as a learner's work, not failed.
+    path, _ = exercise_pair(tmp_path)
+    solution = nbformat.v4.new_notebook(cells=[
+        nbformat.v4.new_markdown_cell("## Exercise 1: f"),
+        nbformat.v4.new_code_cell("def f():\n    ### BEGIN SOLUTION\n    return 1\n    ### END SOLUTION"),
+        nbformat.v4.new_code_cell("grading.check(f() == 1, 'f', 'f()', 1, f(), 'return 1')"),
+        nbformat.v4.new_markdown_cell("## Exercise 2: g"),
+        nbformat.v4.new_code_cell("def g():\n    ### BEGIN SOLUTION\n    return 2\n    ### END SOLUTION"),
+        nbformat.v4.new_code_cell("grading.check(g() == 2, 'g', 'g()', 2, g(), 'return 2')"),
+    ])
+    two_exercises = nbtools.make_exercise(solution, "99_demo.ipynb")
+    assert build.learner_work(path, two_exercises) is None
+    filled = nbtools.read(path)  # the old notebook with its one blank filled in is a learner's work still
+    filled.cells[1].source = "def f():\n    return 1"
+    nbtools.write(filled, path)
+    assert build.learner_work(path, two_exercises) == "1 of its 1 blanks is filled in"
+    copied = nbformat.v4.new_notebook(cells=[c for c in solution.cells])  # no blanks recorded
+    nbtools.write(copied, path)
+    assert build.learner_work(path, two_exercises) == "2 of its 2 blanks are filled in"
+
+
 def test_an_exercise_with_a_learners_work_is_recognised(tmp_path):
     path, fresh = exercise_pair(tmp_path)
     filled = nbtools.read(path)
@@ -166,6 +189,16 @@ def test_the_build_refuses_before_it_runs_anything(monkeypatch, capsys):
     monkeypatch.setattr(sys, "argv", ["build.py", "01"])
     with pytest.raises(SystemExit, match="lacks the dot program and torch.*--allow-missing"):
         build.main()
+    # A solution block left open: one line naming it (it was a traceback), before anything runs.
+    open_block = nbformat.v4.new_notebook(cells=[
+        nbformat.v4.new_markdown_cell("## Exercise 1: f"),
+        nbformat.v4.new_code_cell("def f():\n    ### BEGIN SOLUTION\n    return 1"),
+        nbformat.v4.new_code_cell("grading.check(f() == 1, 'f', 'f()', 1, f(), 'return 1')"),
+    ])
+    with monkeypatch.context() as patched:
+        patched.setattr(build, "source_of", lambda path: open_block)
+        with pytest.raises(SystemExit, match=r"^build\.py: .*BEGIN SOLUTION is never closed"):
+            build.build("01", timeout=60)
     # An exercise holding a learner's work: stop before executing the lesson.
     monkeypatch.setattr(build, "learner_work", lambda exercise, fresh: "1 of its 3 blanks is filled in")
     with pytest.raises(SystemExit, match=r"01_value.ipynb looks like a learner's work .*--force"):

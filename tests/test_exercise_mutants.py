@@ -43,6 +43,7 @@ import textwrap
 import warnings
 from pathlib import Path
 
+import nbformat
 import pytest
 
 from test_exercises import ROOT, SOLUTIONS, nbtools
@@ -87,7 +88,7 @@ def with_answer(cells: list, answer, where: str) -> list[str]:
     sources = [c.source for c in cells]
     answered = [k for k, c in enumerate(cells) if nbtools.has_solution(c)]
     if isinstance(answer, str):
-        blocks = sum(sources[k].count("### BEGIN SOLUTION") for k in answered)
+        blocks = sum(bool(nbtools.BEGIN_SOLUTION.match(line)) for k in answered for line in sources[k].splitlines())
         assert blocks == 1, f"{where}: a string answer needs exactly one solution block, found {blocks}"
         k = answered[0]
         lines = textwrap.dedent(answer).strip("\n").splitlines()
@@ -186,3 +187,11 @@ def test_lesson_03_without_pytorch_fails_a_blank_torch_grads(monkeypatch):
     wrong = [("    ta, tb, tc = (torch.tensor(", "    return 'I have no torch'\n    ta, tb, tc = (torch.tensor(")]
     error = run("03_pytorch.ipynb", 1, wrong)
     assert isinstance(error, AssertionError) and "torch_grads: what it returns" in str(error), repr(error)
+
+
+def test_a_string_answer_finds_a_solution_block_however_many_hashes_its_markers_have():
+    # The build reads "# BEGIN SOLUTION" as "### BEGIN SOLUTION"; this file counted only the
+    # latter, and refused every string answer to such an exercise, the right one too.
+    cells = [nbformat.v4.new_code_cell("def f():\n    # BEGIN SOLUTION\n    return 1\n    # END SOLUTION")]
+    (answered,) = with_answer(cells, "return 2", "99_demo.ipynb, exercise 1")
+    assert answered.splitlines() == ["def f():", "    return 2"]

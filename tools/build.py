@@ -11,7 +11,7 @@ For each lesson NN, from the repository root or anywhere else:
 A notebook whose cell raises (other than a cell marked ``# NBVAL_RAISES_EXCEPTION`` or
 tagged ``raises-exception``) stops the build and is not overwritten.
 
-Three refusals protect what is stored:
+Refusals protect what is stored:
 
 - without the Graphviz ``dot`` program, a lesson that draws graphs would store them as DOT text,
   and without torch, a lesson that imports it would store its "torch is not installed"
@@ -22,6 +22,9 @@ Three refusals protect what is stored:
 - a lesson or solution notebook saved after its text form, with cells the text form lacks,
   holds edits made in JupyterLab; it is not built over unless given ``--force``
   (``tools/textforms.py NN`` carries the edits into the text form first).
+
+- a solution notebook whose exercises ``nbtools.check_exercises`` cannot read (a heading or a
+  blank's marker it misreads) makes no exercise notebook: the build stops and names what to mend.
 
 A cell marked to raise (``# NBVAL_RAISES_EXCEPTION`` or tagged ``raises-exception``) that ran
 without an error stops the build too: nbval would accept it, and the lesson's words about the
@@ -56,7 +59,7 @@ from jupyter_client.manager import AsyncKernelManager
 from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError, CellTimeoutError, DeadKernelError
 import nbformat
-from tinyad.course.score_table import blanks_in
+from tinyad.course.score_table import blanks_in, course_metadata
 
 import nbgrader_course
 import nbtools
@@ -205,11 +208,20 @@ def learner_work(exercise: Path, fresh: nbformat.NotebookNode) -> str | None:
     ran = [k for k, c in enumerate(current.cells) if c.cell_type == "code" and (c.outputs or c.execution_count)]
     if ran:
         return f"cells {ran} have been run"
-    blanks = sum(blanks_in(c.source) for c in current.cells if c.cell_type == "code")
-    expected = sum(blanks_in(c.source) for c in fresh.cells if c.cell_type == "code")
-    if blanks < expected:
-        filled = expected - blanks
-        return f"{filled} of its {expected} blanks {'is' if filled == 1 else 'are'} filled in"
+    # Each answer cell records how many blanks it was handed out with: fewer left is a learner's
+    # answer. (Counted against the new notebook instead, an exercise added to the solution since
+    # would read as a blank filled in.) A notebook without the record, a solution copied over the
+    # exercise say, is counted against the new one.
+    cells = [(course_metadata(c).get("blanks", 0), blanks_in(c.source)) for c in current.cells
+             if c.cell_type == "code"]
+    if any(recorded for recorded, _ in cells):
+        handed = sum(recorded for recorded, _ in cells)
+        filled = sum(max(0, recorded - left) for recorded, left in cells)
+    else:
+        handed = sum(blanks_in(c.source) for c in fresh.cells if c.cell_type == "code")
+        filled = max(0, handed - sum(left for _, left in cells))
+    if filled:
+        return f"{filled} of its {handed} blanks {'is' if filled == 1 else 'are'} filled in"
     return None
 
 
@@ -236,7 +248,11 @@ def build(number: str, timeout: int, force: bool = False) -> None:
         except ValueError as error:
             sys.exit(f"build.py: {error}")
         exercise = ROOT / "exercises" / solution.name
-        work = learner_work(exercise, nbtools.make_exercise(source, solution.name))
+        try:
+            fresh = nbtools.make_exercise(source, solution.name)
+        except ValueError as error:  # a block left open, say
+            sys.exit(f"build.py: {error}")
+        work = learner_work(exercise, fresh)
         if work and not force:
             sys.exit(
                 f"{shown(exercise)} looks like a learner's work ({work}); not overwritten. "

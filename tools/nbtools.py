@@ -27,8 +27,8 @@
   the progress bar's last line). A cell marked ``# NBVAL_RAISES_EXCEPTION`` gets the
   ``raises-exception`` tag beside it, without which JupyterLab's Run All stops there.
 - ``is_check_cell(cell)``: a check cell is a code cell that calls a ``grading.``
-  helper (``grading.check_close(...)``) or carries the tag ``check`` (the score table's rule,
-  imported from it).
+  helper (``grading.check_close(...)``), carries the tag ``check``, or was handed out as one
+  (its fingerprint in its metadata): the score table's rule, imported from it.
 """
 
 from __future__ import annotations

@@ -6,8 +6,9 @@ know what to look at next without reading this file, so this file stays out of s
 
 - in a notebook, a ``CheckFailed`` shows as its message alone (IPython asks an exception for
   its own lines through ``_render_traceback_``), never as a traceback through these helpers;
-- every helper sets ``__tracebackhide__ = True``, which pytest and IPython read to leave its
-  frame out of a traceback (a blank's ``NotImplementedError`` that a helper lets through);
+- every check and call a check cell makes (``check``, ``check_close``, ``call_checked``, ...)
+  sets ``__tracebackhide__ = True``, which pytest and IPython read to leave its frame out of a
+  traceback (a blank's ``NotImplementedError`` that a helper lets through);
 - an error raised inside the learner's code, when a helper calls it (``call_checked``,
   ``call_strictly``, ...), fails the check with the input tried, the error, and the learner's
   own line that raised it (``learner_line``).
@@ -32,7 +33,7 @@ INDENT = " " * 12  # where the text of each part of a message starts: "  expecte
 # What a check expects where the learner's code raised: the score table then shows the error.
 NO_ERROR = "an answer, with no error"
 # How a check cell's output begins where part of an answer goes unchecked (``not_checked``).
-NOT_CHECKED = "not checked: "
+NOT_CHECKED_PREFIX = "not checked: "
 
 
 class CheckFailed(AssertionError):
@@ -150,8 +151,8 @@ def call_checked(fn: Callable[..., Any], *args: Any, what: str, tried: Any, hint
 def not_checked(what: str) -> None:
     """Say that a part of the answer goes unchecked on this machine (lesson 03's PyTorch half without
     PyTorch): printed, so the cell passes and Run All goes on, in words the score table reads
-    (``NOT_CHECKED``), so the exercise is "not checked" there rather than "passed"."""
-    print(f"{NOT_CHECKED}{what}")
+    (``NOT_CHECKED_PREFIX``), so the exercise is "not checked" there rather than "passed"."""
+    print(f"{NOT_CHECKED_PREFIX}{what}")
 
 
 def check_started(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> bool:
@@ -536,6 +537,6 @@ def check_array_gradient(f: Callable[[np.ndarray], Any], x: Any, grad: Any, what
           f"shape {got.shape}", "the gradient has one entry per input entry, in the input's shape")
     close = np.abs(got - numeric) <= atol + rtol * np.abs(numeric)  # False wherever got is nan
     if not close.all():
-        worst = tuple(int(i) for i in np.argwhere(~close)[0])
-        fail(what, tried, f"{numeric[worst]:.10g} at index {worst} (finite differences)",
-             f"{got[worst]:.10g} at index {worst}", hint)
+        first = tuple(int(i) for i in np.argwhere(~close)[0])
+        fail(what, tried, f"{numeric[first]:.10g} at index {first} (finite differences)",
+             f"{got[first]:.10g} at index {first}", hint)

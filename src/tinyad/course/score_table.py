@@ -16,7 +16,8 @@ grades a notebook reads them).
 
 An exercise is a level-2 markdown heading ``## Exercise N: title`` and every cell after it
 up to the next level-2 heading; its check cells are the code cells that call a ``grading.``
-helper (outside a comment) or carry the tag ``check`` (``is_check_cell``). Its row says
+helper (outside a comment), carry the tag ``check``, or were handed out as check cells (their
+fingerprint in their metadata, whatever they were rewritten to: ``is_check_cell``). Its row says
 
 - ``passed``: every code cell of the exercise ran without an error, its check cells among
   them, and none of its blanks is left;
@@ -60,8 +61,8 @@ from typing import Any
 import pytest
 
 # The checks' own words, read back from their messages and printed lines: NO_ERROR, what a check
-# expects where the learner's code raised; NOT_CHECKED_SAID, how grading.not_checked begins a line.
-from tinyad.course.grading import NO_ERROR, NOT_CHECKED as NOT_CHECKED_SAID
+# expects where the learner's code raised; NOT_CHECKED_PREFIX, how grading.not_checked begins a line.
+from tinyad.course.grading import NO_ERROR, NOT_CHECKED_PREFIX
 
 PASSED, FAILED, IN_PROGRESS, NOT_STARTED, NOT_CHECKED, NOT_RUN = (
     "passed", "failed", "in progress", "not started", "not checked", "not run")
@@ -405,8 +406,8 @@ def _not_checked(item: Any) -> str:
         if output.get("output_type") != "stream":
             continue
         for line in str(output.get("text", "")).splitlines():
-            if line.startswith(NOT_CHECKED_SAID):
-                return line[len(NOT_CHECKED_SAID):]
+            if line.startswith(NOT_CHECKED_PREFIX):
+                return line[len(NOT_CHECKED_PREFIX):]
     return ""
 
 
