@@ -9,7 +9,8 @@ Python code that checks its arguments and hands them on (through ``__array_funct
 before the compiled loop runs: 1 to 3 us a call, as long as the arithmetic itself on the small
 arrays of a small network. Those the engine calls on every step are defined again below as
 the compiled call they end in (``np.sum`` is ``np.add.reduce``), with the standard's signature
-and NumPy's results. benchmarks/README.md measures what this saves.
+and NumPy's results. benchmarks/README.md (Array engine, "NumPy's namespace as the engine calls it")
+measures what this saves: about 15 us of the small MLP's step.
 """
 
 from __future__ import annotations
