@@ -34,6 +34,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
 import build  # noqa: E402  (tools/ is a folder of scripts, not a package)
 import nbtools  # noqa: E402
+from tinyad.course.score_table import BLANK_ERRORS  # noqa: E402
 
 LESSONS = sorted(p.name for p in (ROOT / "notebooks").glob("*.ipynb"))
 SOLUTIONS = sorted(p.name for p in (ROOT / "solutions").glob("*.ipynb"))
@@ -428,6 +429,8 @@ def test_with_the_blanks_left_in_every_check_fails(name, blank_run):
             assert outcome == "passed", (
                 f"exercises/{name}: the cell starting {start!r} is not a check cell but "
                 f"{outcome} ({exception}) with the blanks left in: the notebook is broken there"
+                + (". A blank that runs when its cell runs fails the cell: put the learner's code "
+                   "inside a function, and call it from the check cell" if exception in BLANK_ERRORS else "")
             )
     assert checks > 0, f"exercises/{name} has no check cell (a cell calling grading.<helper>(...))"
 
