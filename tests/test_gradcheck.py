@@ -384,3 +384,15 @@ def test_an_f_that_is_random_is_named_before_its_noise_is_read_as_a_slope():
     # The same f, seeded inside, passes.
     assert gradcheck(lambda t: (t * Tensor((np.random.default_rng(1).random(t.shape) > 0.5) * 2.0)).tanh().sum(),
                      Tensor(np.linspace(-1, 1, 5), requires_grad=True))
+
+
+def test_labels_given_to_gradcheck_are_told_to_go_inside_f():
+    # gradcheck makes every input require grad: labels given beside the logits were refused by
+    # cross_entropy as "swapped?", and a list of labels as a list, with no word of a closure.
+    from tinyad.tensor import functional as F
+
+    logits = Tensor([[0.1, 0.2], [0.3, -0.1]])
+    with pytest.raises(TypeError, match=r"labels, targets\) goes inside f: gradcheck\(lambda z: F\.cross_entropy\(z, labels\), logits\)"):
+        gradcheck(F.cross_entropy, logits, [0, 1])
+    with pytest.raises(TypeError, match=r"gradcheck gives one to every input it nudges, so pass the labels inside f"):
+        gradcheck(F.cross_entropy, logits, Tensor([0.0, 1.0]))

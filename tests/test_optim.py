@@ -188,6 +188,14 @@ def test_a_step_that_finds_no_gradient_warns_at_the_callers_line(kind, empty):
                                          "the two") as caught:
         opt.step()
     assert caught[0].filename == __file__
+    # A loop that does call backward, with an optimiser made for a model since made again:
+    model = MLP(2, [1], seed=0)
+    stale = SGD(model.parameters(), lr=0.1)
+    model = MLP(2, [1], seed=0)  # the model's cell run again
+    model([1.0, 2.0])[0].backward()
+    with pytest.warns(UserWarning, match=r"the optimiser holds another model's parameters: a model made again "
+                                         r"after its optimiser \(a notebook cell run again\) needs a new optimiser"):
+        stale.step()
     with warnings.catch_warnings():  # one gradient is enough: a step with one says nothing
         warnings.simplefilter("error")
         (w * 3.0).backward()

@@ -502,3 +502,33 @@ def test_a_networks_output_list_used_as_a_value_is_named():
     for use in (lambda: out - Value(1.0), lambda: Value(2.0) * out):
         with pytest.raises(TypeError, match=r"a list of 1 Value\(s\) .*model\(x\)\[0\]"):
             use()
+
+
+def test_an_update_written_p_minus_equals_on_a_value_is_refused_not_lost():
+    # p -= lr * p.grad bound the loop's name to a new node and left every parameter as it was,
+    # silently: three steps later the model had not moved.
+    from tinyad.scalar.nn import MLP
+
+    model = MLP(2, [3, 1], seed=0)
+    (model([1.0, 2.0])[0] ** 2).backward()
+    before = [p.data for p in model.parameters()]
+    for op in ("-=", "+=", "*=", "/="):
+        p = model.parameters()[0]
+        with pytest.raises(TypeError, match=rf"{re.escape(op)} a number on a Value that is a leaf .* p\.data {re.escape(op)}"):
+            exec(f"p {op} 0.1", {"p": p})
+    assert [p.data for p in model.parameters()] == before
+    total = Value(0.0)  # a sum of losses, a Value on the right: a new node, as it should be
+    for k in range(3):
+        total += Value(float(k)) * 2
+    assert total.data == 6.0 and total.op == "+"
+    node = Value(1.0) * 3  # not a leaf: a number on the right makes a new node too
+    node -= 1
+    assert node.data == 2.0
+
+
+def test_a_value_whose_data_was_set_to_a_value_is_named_at_its_next_op():
+    p = Value(1.0)
+    (p * p).backward()
+    p.data = p - 0.1 * p.grad  # .data forgotten on the right
+    with pytest.raises(TypeError, match=r"an operand's \.data is itself a Value: p\.data = p - lr \* p\.grad"):
+        p * 2

@@ -1112,3 +1112,40 @@ def test_a_mask_beside_nones_and_ints_gets_each_entry_its_own_gradient(index):
     x = Tensor(np.random.default_rng(0).normal(size=(3, 4, 2)), requires_grad=True)
     weights = Tensor(np.random.default_rng(1).normal(size=x.data[index].shape))
     assert gradcheck(lambda t: (t[index] * weights).sum(), x)
+
+
+def test_data_set_by_hand_to_what_a_tensor_does_not_hold_is_named_where_it_shows():
+    # Ints took the gradient as ints (all 0, so an optimiser never moved them); the rest failed
+    # inside the engine ("'float' object has no attribute 'dtype'") or in NumPy's words.
+    t = Tensor([1.0, 2.0], requires_grad=True)
+    t.data = np.array([1, 2])
+    with pytest.raises(TypeError, match=r"set by hand \(t\.data = \.\.\.\) to an array of int64: a Tensor holds"):
+        (t * Tensor([0.5, 0.25])).sum().backward()
+    b = Tensor(1.0, requires_grad=True)
+    b.data = 0.3
+    with pytest.raises(TypeError, match=r"set by hand \(t\.data = \.\.\.\) to a float \(0\.3\)"):
+        b * 2
+    s = Tensor(1.0, requires_grad=True)
+    s.data = np.float64(3.0)
+    with pytest.raises(TypeError, match=r"to a float64 \(np\.float64\(3\.0\)\)"):
+        (s * 2).backward()
+    p = Tensor([1.0, 2.0], requires_grad=True)
+    (p * p).sum().backward()
+    p.data = p - 0.1 * p.grad  # .data forgotten on the right
+    for use in (repr, lambda q: q * 2, lambda q: q @ Tensor([1.0, 1.0])):
+        with pytest.raises(TypeError, match=r"to a Tensor \(p\.data = p - lr \* p\.grad makes one: write "
+                                            r"p\.data = p\.data - lr \* p\.grad\)"):
+            use(p)
+
+
+def test_pytorch_s_methods_and_int_of_a_tensor_say_what_to_write():
+    t = Tensor([[1.0, 2.0]])
+    for call, instead in [(lambda: t.permute(1, 0), r"t\.transpose"), (lambda: t.clone(), r"t\.detach\(\)"),
+                          (lambda: t.requires_grad_(), r"t\.requires_grad = True"),
+                          (lambda: t.to("cpu"), r"Tensor\(t\.data, dtype=\.\.\.\)"),
+                          (lambda: t.float(), "float32"), (lambda: t.matmul(t.T), r"t @ w"),
+                          (lambda: t.softmax(1), r"F\.softmax\(t, axis=\.\.\.\)")]:
+        with pytest.raises(AttributeError, match=instead):
+            call()
+    with pytest.raises(TypeError, match=r"int\(\) of a Tensor: use int\(t\.item\(\)\)"):
+        int(Tensor(1.0))

@@ -169,3 +169,21 @@ def test_a_tensor_of_another_library_deep_copied_keeps_its_library():
     assert twin.xp is t.xp and twin.data is not t.data
     (twin * twin).sum().backward()
     assert xp.all(twin.grad == xp.asarray([2.0, 4.0]))
+
+
+def test_a_module_written_as_in_pytorch_with_forward_is_told_to_name_it_call():
+    # It read "'Net' object is not callable".
+    from tinyad.scalar import nn as scalar_nn
+
+    for base in (nn.Module, scalar_nn.Module):
+        class Net(base):
+            def forward(self, x):
+                return x
+
+        with pytest.raises(TypeError, match=r"Net must define __call__\(self, x\).*forward\(self, x\) is __call__ here"):
+            Net()(1.0)
+
+
+def test_a_weight_in_pytorch_s_layout_is_named_with_its_transpose():
+    with pytest.raises(ValueError, match=r"one of shape \(nout, nin\) = \(2, 3\), as PyTorch's nn\.Linear keeps it, is weight\.T"):
+        F.linear(Tensor(np.ones((4, 3))), Tensor(np.ones((2, 3)), requires_grad=True))

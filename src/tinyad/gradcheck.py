@@ -81,7 +81,9 @@ def gradcheck(
         if not graph.is_node(x):
             raise TypeError(
                 f"gradcheck's input {i} is a {type_name(x)}: pass the Values or Tensors that "
-                "f reads, for example gradcheck(f, Value(2.0)) or gradcheck(f, Tensor([1.0, 2.0]))"
+                "f reads, for example gradcheck(f, Value(2.0)) or gradcheck(f, Tensor([1.0, 2.0])). "
+                "gradcheck nudges every input it is given; what needs no gradient (labels, targets) "
+                "goes inside f: gradcheck(lambda z: F.cross_entropy(z, labels), logits)"
             )
         if x.parents:  # backward would go on into the graph behind it, and change its leaves
             raise ValueError(

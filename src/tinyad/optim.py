@@ -240,7 +240,9 @@ def _no_gradient_message(optimiser: Optimizer) -> str:
     return (
         f"{type(optimiser).__name__}.step() found no gradient in any of its {len(optimiser.params)} "
         f"parameters (each is {empty}), so it has nothing to step by: call loss.backward() before "
-        "step(), and zero_grad() after step() or before backward(), not between the two"
+        "step(), and zero_grad() after step() or before backward(), not between the two. If the loop "
+        "does, the optimiser holds another model's parameters: a model made again after its optimiser "
+        "(a notebook cell run again) needs a new optimiser, SGD(model.parameters(), lr)"
     )
 
 

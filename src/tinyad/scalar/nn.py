@@ -48,6 +48,11 @@ class Module:
         for p in self.parameters():
             p.zero_grad()
 
+    def __call__(self, *args: object) -> object:
+        """A module's output: each subclass computes it here (PyTorch's modules, in ``forward``)."""
+        raise TypeError(f"{type(self).__name__} must define __call__(self, x), which computes its output "
+                        "(a PyTorch module's forward(self, x) is __call__ here)")
+
 
 class Neuron(Module):
     """``tanh(w . x + b)``, or ``w . x + b`` with ``nonlin=False``: one weight per input."""

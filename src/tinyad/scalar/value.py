@@ -128,7 +128,9 @@ class Value:
         raise TypeError(
             "float() of a Value: use v.data for its number (no gradient flows through it), and "
             "v.exp(), v.tanh(), v.log() rather than math's functions, which see only a number; for a "
-            "list of Values given to NumPy or matplotlib (losses kept as Values), [v.data for v in values]"
+            "list of Values given to NumPy or matplotlib (losses kept as Values), [v.data for v in values]. "
+            "Raised by an op, it means an operand's .data is itself a Value: p.data = p - lr * p.grad "
+            "makes one (write p.data = p.data - lr * p.grad)"
         )
 
     def __lt__(self, other: object) -> bool:
@@ -212,6 +214,25 @@ class Value:
         a, b = out.first, out.second
         a.grad += out.grad / b.data  # d(a / b)/da = 1 / b
         b.grad -= out.grad * (out.data / b.data)  # d(a / b)/db = -a / b**2 = -out / b
+
+    # ``p -= lr * p.grad`` on a parameter would make a new node named p and leave the parameter's
+    # number as it was, silently: with a number on the right, a leaf refuses. (``total += loss``,
+    # a Value on the right, sums losses as a new node, as it should.)
+    def __iadd__(self, other: Value | Number) -> Value:
+        refuse_rebinding(self, other, "+=")
+        return self + other
+
+    def __isub__(self, other: Value | Number) -> Value:
+        refuse_rebinding(self, other, "-=")
+        return self - other
+
+    def __imul__(self, other: Value | Number) -> Value:
+        refuse_rebinding(self, other, "*=")
+        return self * other
+
+    def __itruediv__(self, other: Value | Number) -> Value:
+        refuse_rebinding(self, other, "/=")
+        return self / other
 
     # A plain number on the left (2 * v, 1 - v, 1 / v) becomes the first parent,
     # so the parents keep the order written.
@@ -460,6 +481,17 @@ def stable_sigmoid(x: float) -> float:
         return 1.0 / (1.0 + math.exp(-x))
     z = math.exp(x)
     return z / (1.0 + z)
+
+
+def refuse_rebinding(v: Value, other: object, op: str) -> None:
+    """A TypeError for ``p -= number`` (and ``+= *= /=``) on a leaf: it would bind the name to a new
+    node and leave the leaf's number, a parameter's, as it was."""
+    if v.first is None and not isinstance(other, Value):
+        raise TypeError(
+            f"{op} a number on a Value that is a leaf (a parameter, say) makes a new Value and leaves "
+            f"the leaf's number as it was: to change its number, as an update does, write "
+            f"p.data {op} ... (lr * p.grad is a number); for a new node, p = p {op[0]} ..."
+        )
 
 
 def check_parents(root: Value, who: str = "backward") -> None:

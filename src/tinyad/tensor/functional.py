@@ -188,6 +188,9 @@ def _one_hot(targets: Labels, logits: Tensor) -> Any:
                 f"cross_entropy(logits, labels) takes the logits first: it got labels of shape "
                 f"{targets.shape}{' that require grad' if targets.requires_grad else ''} and logits of "
                 f"shape {logits.shape}; are the two swapped?"
+                + (" (Labels need no gradient: gradcheck gives one to every input it nudges, so pass the "
+                   "labels inside f, gradcheck(lambda z: F.cross_entropy(z, labels), logits).)"
+                   if targets.requires_grad else "")
             )
         # A Tensor holds floats; labels stored in one must be whole numbers, and within the
         # classes before they become ints (1e30 as an int64 is a large negative number).
@@ -422,9 +425,12 @@ def linear(x: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     # The shapes are read from the arrays, once: a layer runs on every step of every batch.
     x_shape, w_shape = x.data.shape, weight.data.shape
     if len(w_shape) != 2 or not x_shape or x_shape[-1] != w_shape[0]:
+        pytorch_layout = len(w_shape) == 2 and x_shape and x_shape[-1] == w_shape[1]
         raise ValueError(
             f"linear cannot multiply shapes {x.shape} and {weight.shape}: it needs x of shape "
             f"(..., {weight.shape[0] if weight.ndim else '?'}) and a 2-D weight"
+            + (f"; here a weight is (nin, nout): one of shape (nout, nin) = {weight.shape}, as PyTorch's "
+               "nn.Linear keeps it, is weight.T" if pytorch_layout else "")
         )
     if bias is None:
         return x.new_node(x.data @ weight.data, parents=parents, op="linear",

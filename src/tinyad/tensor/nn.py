@@ -68,6 +68,11 @@ class Module:
         for p in self.parameters():
             p.zero_grad()
 
+    def __call__(self, *args: Any) -> Tensor:
+        """A module's output: each subclass computes it here (PyTorch's modules, in ``forward``)."""
+        raise TypeError(f"{type(self).__name__} must define __call__(self, x), which computes its output "
+                        "(a PyTorch module's forward(self, x) is __call__ here)")
+
 
 class Linear(Module):
     """``x @ W + b`` with ``W`` of shape (nin, nout) and ``b`` of shape (nout,); x is (..., nin)."""

@@ -148,6 +148,8 @@ class Tensor:
         if type(data) is np.ndarray:
             self.xp = NUMPY
         else:
+            for parent in parents:  # an op that met a Tensor's .data set by hand gives no array
+                _check_data_set_by_hand(parent)
             self.xp = parents[0].xp if parents else namespace(data)
             if self.xp is NUMPY:
                 data = np.asarray(data)  # NumPy's result of a 0-d op is a scalar, not an array
@@ -166,12 +168,16 @@ class Tensor:
 
     @property
     def shape(self) -> tuple[int, ...]:
-        shape = self.data.shape
+        try:
+            shape = self.data.shape
+        except AttributeError:  # t.data = [1, 2], set by hand
+            _check_data_set_by_hand(self)
+            raise
         return shape if type(shape) is tuple else tuple(shape)  # torch.Size as a plain tuple
 
     @property
     def ndim(self) -> int:
-        return self.data.ndim
+        return len(self.shape)
 
     @property
     def size(self) -> int:
@@ -180,7 +186,11 @@ class Tensor:
     @property
     def dtype(self) -> Any:
         """The dtype of the data, in its library's terms (``np.float64``, ``torch.float32``)."""
-        return self.data.dtype
+        try:
+            return self.data.dtype
+        except AttributeError:  # t.data = 0.3, set by hand
+            _check_data_set_by_hand(self)
+            raise
 
     @property
     def device(self) -> Any:
@@ -233,6 +243,12 @@ class Tensor:
     def __float__(self) -> float:
         raise TypeError(
             "float() of a Tensor: use t.item() for the number in a one-element tensor (no gradient "
+            "flows through it)"
+        )
+
+    def __int__(self) -> int:
+        raise TypeError(
+            "int() of a Tensor: use int(t.item()) for the number in a one-element tensor (no gradient "
             "flows through it)"
         )
 
@@ -299,6 +315,7 @@ class Tensor:
             yield self[i]
 
     def __repr__(self) -> str:
+        _check_data_set_by_hand(self)
         body = np.array2string(self.numpy(), precision=4, separator=", ", prefix="Tensor(")
         extra = ", requires_grad=True" if self.requires_grad else ""
         if dtype_name(self.dtype) != "float64":
@@ -582,6 +599,7 @@ class Tensor:
         """
         data = self.data
         if type(grad) is not type(data):  # a NumPy scalar from a 0-d op; or a rule's slip
+            _check_data_set_by_hand(self)
             _check_gradient_array(grad, self)
             grad = self.xp.asarray(grad)  # a gradient is kept as an array, a 0-d one too
         if grad.shape != data.shape:
@@ -589,6 +607,7 @@ class Tensor:
                                f"shape {data.shape}: a gradient must have its tensor's shape "
                                "(sum_to_shape sums a broadcast gradient back)")
         if grad.dtype != data.dtype:
+            _check_data_set_by_hand(self)  # an array of ints would take the gradient as ints
             grad = self.xp.astype(grad, data.dtype)  # a new array
             fresh = True
         if self.grad is None:
@@ -655,6 +674,16 @@ INSTEAD_OF_METHODS = {
     "var": "((t - t.mean()) ** 2).mean()",
     "std": "((t - t.mean()) ** 2).mean() ** 0.5",
     "zero_": "t.zero_grad() to forget its gradient, or t.data[...] = 0 to set its numbers to 0 in place",
+    "permute": "t.transpose(...), with the new order of every axis (NumPy's transpose)",
+    "clone": "t.detach() for a new leaf with the same numbers, or t * 1 for a node of the graph",
+    "requires_grad_": "t.requires_grad = True, on a leaf (Tensor(data, requires_grad=True) makes one)",
+    "to": "Tensor(t.data, dtype=...) for a new leaf in another dtype; another device is another "
+          "library's array in Tensor(...) (lesson 10)",
+    "float": "Tensor(t.data, dtype=np.float32) for a new leaf in float32 (a Tensor is float64 unless told)",
+    "double": "Tensor(t.data, dtype=np.float64) for a new leaf in float64",
+    "pow": "t ** n",
+    "matmul": "t @ w",
+    "softmax": "F.softmax(t, axis=...), from tinyad.tensor import functional as F",
 }
 
 
@@ -678,6 +707,25 @@ def _numpy_refused(what: str, instead: str, library: str = "NumPy") -> TypeError
     its graph."""
     return numpy_refused("Tensor", what, instead, "t.data for the array, t.item() for one number, both constants",
                          library)
+
+
+def _check_data_set_by_hand(t: Tensor) -> None:
+    """A TypeError for a tensor whose ``.data`` was set by hand (``t.data = ...``) to what a Tensor
+    does not hold: a Tensor, a number, a list, or an array of ints or bools (whose gradient would
+    be cast to ints: 0). Asked only where such data shows, never on the way of every op."""
+    data = t.data
+    if isinstance(data, Tensor):
+        what = "a Tensor (p.data = p - lr * p.grad makes one: write p.data = p.data - lr * p.grad)"
+    elif not is_array(data) or isinstance(data, np.generic):
+        what = f"a {type_name(data)} ({data!r:.40})"
+    elif not namespace(data).isdtype(data.dtype, "real floating"):
+        what = f"an array of {dtype_name(data.dtype)}"
+    else:
+        return
+    raise TypeError(
+        f"a tensor's data was set by hand (t.data = ...) to {what}: a Tensor holds an array of "
+        "float32 or float64, so set t.data to one (np.asarray(numbers, dtype=float), in its shape)"
+    )
 
 
 def _check_gradient_array(grad: Any, node: Tensor) -> None:
