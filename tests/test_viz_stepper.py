@@ -298,3 +298,41 @@ def test_a_node_of_ones_own_without_a_label_is_stepped_and_drawn():
     stepper.next()
     assert "v0" in stepper.current.message and "v1" in stepper.current.message, stepper.current.message
     assert "v2" in stepper.draw().source
+
+
+def test_the_picture_follows_the_walk_past_the_nodes_drawn_first():
+    # The picture kept the same 80 nodes: from step 81 of a larger graph no node was gold, and the
+    # words named nodes it did not show.
+    y = Value(0.1, "x")
+    for _ in range(60):
+        y = (y * 0.5).tanh()
+    stepper = BackwardStepper(y)
+    assert len(stepper.order) > 2 * 80
+    for _ in range(150):
+        stepper.next()
+    source = stepper.draw().source
+    assert f"fillcolor={CURRENT_COLOUR}" in source and "(those nearest the current node)" in stepper.draw().summary
+
+
+def test_a_rule_that_raises_is_named_by_the_stepper(monkeypatch):
+    a, b = Value(2.0, "a"), Value(3.0, "b")
+
+    def broken(out):
+        raise ZeroDivisionError("a rule of one's own")
+
+    d = Value(a.data * b.data, "d", (a, b), "*", broken)
+    with pytest.raises(ZeroDivisionError, match="a rule of one's own") as raised:
+        BackwardStepper(d * 2)
+    if hasattr(raised.value, "add_note"):  # Python 3.11's notes
+        assert raised.value.__notes__ == ["BackwardStepper: raised by the backward rule of d (*), after 2 steps of the walk"]
+    assert (a.grad, b.grad) == (0.0, 0.0)  # the graph keeps its own grads
+
+
+def test_a_stepper_as_a_cells_last_line_shows_its_widget(monkeypatch):
+    import IPython.display
+
+    shown = []
+    monkeypatch.setattr(IPython.display, "display", lambda *things: shown.extend(things))
+    stepper = BackwardStepper(Value(2.0, "a") * Value(3.0, "b"))
+    stepper._ipython_display_()  # what IPython calls for a cell's last value
+    assert shown == [stepper.widget()]

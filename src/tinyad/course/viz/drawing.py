@@ -10,10 +10,12 @@ Any graph node (``tinyad.graph.is_node``) can be drawn, ``label`` shown if it ha
 one: a ``Value`` shows its numbers, and so does a node whose data is a 0-d array
 (``t.sum()``); one whose data has axes shows its shape.
 
-A graph with more than ``max_nodes`` values (80 by default) is drawn in part:
-the last ``max_nodes`` values in topological order, which are the root and the
-nodes nearest to it. A small "..." feeds each operation whose inputs were left
-out, and one note says how many they are.
+A graph with more than ``max_nodes`` values (80 by default, at most ``MAX_DRAWN``) is
+drawn in part: the ``max_nodes`` values nearest the root, counted in edges (or nearest
+``focus``, a node of the graph: the backward stepper's current node). A small "..." feeds
+each operation whose inputs were left out, and one note says how many they are. A graph
+of thousands of values is no picture to read, and Graphviz takes minutes to lay it out:
+``max_nodes`` beyond ``MAX_DRAWN`` is refused.
 
 In a notebook a drawing displays as SVG with a PNG beside it: JupyterLab refuses
 SVG in a notebook it does not trust (a fresh clone), and notebook viewers may too,
@@ -31,6 +33,7 @@ from __future__ import annotations
 
 import base64
 import re
+from collections import deque
 from typing import Any, Mapping
 
 import graphviz
@@ -40,6 +43,7 @@ from tinyad.scalar.value import Value, check_parents
 from tinyad.validation import check_count
 
 MAX_NODES = 80
+MAX_DRAWN = 1000  # Graphviz lays out 4,000 values in about 25 s, 12,000 in minutes
 NODE_STYLE = {"fontsize": "10"}
 FIT_WIDTH = 800  # pixels: about a notebook column's width in JupyterLab
 
@@ -162,34 +166,45 @@ def without_picture(error: Exception, source: str) -> str:
 
 
 def draw(root: Any, max_nodes: int = MAX_NODES, fills: Mapping[Any, str] | None = None,
-         grads: Mapping[Any, Any] | None = None, names: Mapping[Any, str] | None = None) -> Drawing:
+         grads: Mapping[Any, Any] | None = None, names: Mapping[Any, str] | None = None,
+         focus: Any = None) -> Drawing:
     """The graph behind ``root`` as a Graphviz drawing: one record per value, one node per op.
 
     ``fills`` maps nodes to a fill colour, and ``grads`` to the gradient shown instead of the
     node's own (the backward stepper shows each step of a walk so, leaving the graph alone);
     ``names`` maps unlabelled nodes to a name shown where a label would be (the stepper's words
-    name every node, "v3" for one without a label).
+    name every node, "v3" for one without a label); ``focus``, the node whose neighbours a graph
+    larger than ``max_nodes`` keeps (the root unless given).
     """
     if not is_node(root):
         raise TypeError(
             f"draw() needs a graph node (a Value or a Tensor), got {type(root).__name__}"
         )
     check_count(max_nodes, "draw()'s max_nodes")
+    if max_nodes > MAX_DRAWN:
+        raise ValueError(
+            f"draw() draws at most {MAX_DRAWN} values (max_nodes={max_nodes}): a picture of more is no "
+            "picture to read, and Graphviz takes minutes to lay it out. Draw a smaller graph, one "
+            "example's loss say, or a part of this one (the default max_nodes keeps the values nearest "
+            "the output)"
+        )
     order = sorted_nodes(root, "draw()")
-    first = max(0, len(order) - max_nodes)  # values before this position are left out
-    operations = sum(1 for node in order[first:] if node.parents)
+    kept = _nearest(order, root if focus is None else focus, max_nodes)
+    operations = sum(1 for node in order if id(node) in kept and node.parents)
     name = getattr(root, "label", "") or "its output"
-    shown = _count(len(order), "value") if not first else f"the last {max_nodes} of {len(order)} values"
+    near = "the output" if focus is None or focus is root else "the current node"
+    shown = (_count(len(order), "value") if len(kept) == len(order)
+             else f"{len(kept)} of its {len(order)} values (those nearest {near})")
     summary = f"tinyad drawing: the graph of {name}, {shown} and {_count(operations, 'operation')}"
 
     fills, grads, names = fills or {}, grads or {}, names or {}
-    tall = _add_graph(graphviz.Digraph(graph_attr={"rankdir": "TB"}, node_attr=NODE_STYLE), order, first,
+    tall = _add_graph(graphviz.Digraph(graph_attr={"rankdir": "TB"}, node_attr=NODE_STYLE), order, kept,
                       fills, grads, names)
     released = bool(root.op) and not root.parents  # an op's output whose backward let go of its graph
     if released:
         summary += "; backward() released the graph behind it (retain_graph=True keeps it)"
     drawing = _add_graph(Drawing(summary, tall, graph_attr={"rankdir": "LR"}, node_attr=NODE_STYLE),
-                         order, first, fills, grads, names)
+                         order, kept, fills, grads, names)
     if released:
         for dot in (drawing, tall):
             dot.node("released", f"the graph behind this {root.op!r} node was released by backward(); "
@@ -202,20 +217,45 @@ def _count(n: int, thing: str) -> str:
     return f"{n} {thing}{'' if n == 1 else 's'}"
 
 
-def _add_graph(dot: graphviz.Digraph, order: list, first: int, fills: Mapping[Any, str],
+def _nearest(order: list, centre: Any, most: int) -> set[int]:
+    """The ids of the ``most`` nodes of ``order`` nearest ``centre``, counted in edges either way
+    (breadth first: its parents and the nodes that use it, then theirs, ...)."""
+    if len(order) <= most:
+        return {id(node) for node in order}
+    users: dict[int, list] = {}
+    for node in order:
+        for parent in node.parents:
+            users.setdefault(id(parent), []).append(node)
+    kept, queue = {id(centre)}, deque([centre])
+    while queue and len(kept) < most:
+        node = queue.popleft()
+        for neighbour in (*node.parents, *users.get(id(node), ())):
+            if id(neighbour) not in kept and len(kept) < most:
+                kept.add(id(neighbour))
+                queue.append(neighbour)
+    return kept
+
+
+def _add_graph(dot: graphviz.Digraph, order: list, kept: set[int], fills: Mapping[Any, str],
                grads: Mapping[Any, Any], names: Mapping[Any, str]) -> graphviz.Digraph:
-    """Add the values ``order[first:]``, their ops and edges to ``dot``; return it."""
-    if first:
-        dot.node("omitted", f"{first} earlier values not drawn; ... marks where they feed in", shape="note")
+    """Add the values of ``order`` whose ids are ``kept``, their ops and edges to ``dot``; return it."""
+    left_out = len(order) - len(kept)
+    if left_out:
+        dot.node("omitted", f"{_count(left_out, 'value')} further away not drawn; ... marks where they "
+                 "feed in", shape="note")
     position = {id(node): k for k, node in enumerate(order)}
     flipped = dot.graph_attr["rankdir"] == "TB"
-    for k in range(first, len(order)):
-        node = order[k]
+    for k, node in enumerate(order):
+        if id(node) not in kept:
+            continue
         colour = {"style": "filled", "fillcolor": fills[node]} if node in fills else {}
         grad = grads[node] if node in grads else node.grad
         name = getattr(node, "label", "") or (names[node] if node in names else "")
         dot.node(f"v{k}", _record(node, grad, flipped, name), shape="record", **colour)
         if not node.parents:
+            if getattr(node, "op", "") and k < len(order) - 1:  # an op's output whose inputs backward let go
+                dot.node(f"v{k}_op", graphviz.escape(f"{node.op}: released by backward()"), shape="note")
+                dot.edge(f"v{k}_op", f"v{k}", style="dashed")
             continue
         op_name = f"v{k}_op"
         # escape: an op's name is text, never an HTML label (<b>) or a Graphviz escape (a \ at the end)
@@ -224,7 +264,7 @@ def _add_graph(dot: graphviz.Digraph, order: list, first: int, fills: Mapping[An
         omitted_parent = False
         for parent in node.parents:
             j = position[id(parent)]
-            if j >= first:
+            if id(parent) in kept:
                 dot.edge(f"v{j}", op_name)
             elif not omitted_parent:  # one stub beside the op, not an edge from afar
                 omitted_parent = True
