@@ -620,3 +620,32 @@ def test_the_parameter_lists_an_optimiser_is_wrongly_given_are_named_with_what_t
         SGD(model.layers, lr=0.1)
     with pytest.raises(TypeError, match=r"parameter 0 is a list.*a list of 4 parameters: pass one flat list"):
         SGD([model.parameters()], lr=0.1)
+
+
+def test_a_setting_under_another_name_or_misspelt_is_refused_not_ignored():
+    # opt.learning_rate = 0.01 (Keras's name) was stored beside lr and never read: a schedule that
+    # changed nothing, silently.
+    opt = SGD([Value(1.0)], lr=0.1, momentum=0.9)
+    with pytest.raises(AttributeError, match=r"SGD has no setting 'learning_rate': set so, it would change "
+                                             r"nothing; the setting is 'lr' \(its settings: lr, momentum, weight_decay\)"):
+        opt.learning_rate = 0.01
+    with pytest.raises(AttributeError, match=r"no setting 'momentun'.*the setting is 'momentum'"):
+        opt.momentun = 0.5
+    with pytest.raises(AttributeError, match=r"not PyTorch's param_groups: .*opt\.lr = 0\.01"):
+        opt.param_groups  # noqa: B018
+    opt.lr = 0.05
+    assert opt.lr == 0.05
+    adam = Adam([Value(1.0)], lr=0.1)
+    adam.betas = (0.8, 0.9)
+    with pytest.raises(AttributeError, match=r"Adam has no setting 'beta'.*'betas'"):
+        adam.beta = (0.8, 0.9)
+
+    class Mine(SGD):  # an optimiser of one's own keeps the attributes it sets
+        def update(self, p, state):
+            self.calls = getattr(self, "calls", 0) + 1
+            super().update(p, state)
+
+    mine = Mine([Value(1.0)], lr=0.1)
+    mine.params[0].grad = 1.0
+    mine.step()
+    assert mine.calls == 1

@@ -25,6 +25,7 @@ cleared the gradients between ``backward()`` and ``step()``, or never called ``b
 
 from __future__ import annotations
 
+import difflib
 import math
 import numbers
 import warnings
@@ -71,6 +72,22 @@ class Optimizer:
     def zero_grad(self) -> None:
         for p in self.params:
             p.zero_grad()
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        # A setting under another library's name, or misspelt, would be stored and never read: a
+        # schedule's opt.learning_rate = 0.01 would change nothing. (An optimiser of one's own,
+        # a subclass written elsewhere, keeps any attribute it sets.)
+        known = name in ("params", "state") or name.startswith("_") or hasattr(type(self), name)
+        if not known and type(self).__module__ == __name__:
+            raise _no_such_setting(self, name)
+        super().__setattr__(name, value)
+
+    @property
+    def param_groups(self) -> NoReturn:
+        raise AttributeError(
+            f"{type(self).__name__} has one group of parameters, not PyTorch's param_groups: its "
+            "settings are the optimiser's own (opt.lr = 0.01 for a schedule), its parameters opt.params"
+        )
 
     def step(self) -> None:
         """One update of every parameter that has a gradient (a Tensor's may have none yet).
@@ -220,6 +237,17 @@ def _state_of_another_shape(k: int, data: Any, state: dict[str, Any]) -> ValueEr
         f"parameter {k} has shape {_shape(data)}, but the optimiser's state for it ({', '.join(stale)}) has "
         f"shape {_shape(state[stale[0]])}: the parameter changed shape after the optimiser last stepped "
         "it. Make a new optimiser for the resized parameters (Adam(model.parameters(), lr))"
+    )
+
+
+def _no_such_setting(optimiser: Optimizer, name: str) -> AttributeError:
+    """The error for ``opt.<name> = ...`` where the optimiser has no such setting."""
+    kind = type(optimiser)
+    settings = sorted(n for n in dir(kind) if isinstance(getattr(kind, n), (Setting, property)) and n != "param_groups")
+    close = ["lr"] if name == "learning_rate" else difflib.get_close_matches(name, settings, n=1, cutoff=0.75)
+    return AttributeError(
+        f"{kind.__name__} has no setting {name!r}: set so, it would change nothing"
+        + (f"; the setting is {close[0]!r}" if close else "") + f" (its settings: {', '.join(settings)})"
     )
 
 
