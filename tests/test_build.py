@@ -153,6 +153,11 @@ def test_an_exercise_added_to_the_solution_is_not_taken_for_a_learners_work(tmp_
     filled.cells[1].source = "def f():\n    return 1"
     nbtools.write(filled, path)
     assert build.learner_work(path, two_exercises) == "1 of its 1 blanks is filled in"
+    replaced = nbtools.make_exercise(solution, "99_demo.ipynb")  # an answer cell deleted, the answer
+    replaced.cells[1] = nbformat.v4.new_code_cell("def f():\n    return 1")  # written in a new cell
+    nbtools.write(replaced, path)
+    assert build.learner_work(path, two_exercises) == (
+        "1 of the cells handed out in its exercises is gone, deleted or replaced by a cell of the learner's")
     copied = nbformat.v4.new_notebook(cells=[c for c in solution.cells])  # no blanks recorded
     nbtools.write(copied, path)
     assert build.learner_work(path, two_exercises) == "2 of its 2 blanks are filled in"

@@ -394,5 +394,9 @@ def test_labels_given_to_gradcheck_are_told_to_go_inside_f():
     logits = Tensor([[0.1, 0.2], [0.3, -0.1]])
     with pytest.raises(TypeError, match=r"labels, targets\) goes inside f: gradcheck\(lambda z: F\.cross_entropy\(z, labels\), logits\)"):
         gradcheck(F.cross_entropy, logits, [0, 1])
-    with pytest.raises(TypeError, match=r"gradcheck gives one to every input it nudges, so pass the labels inside f"):
+    with pytest.raises(TypeError, match=r"^cross_entropy got labels of shape \(2,\) that require grad: labels need "
+                                        r"none\. Given to gradcheck beside the logits, they get one"):
         gradcheck(F.cross_entropy, logits, Tensor([0.0, 1.0]))
+    with pytest.raises(TypeError, match=r"is a float: pass the Values or Tensors that f reads, for example "
+                                        r"gradcheck\(f, Value\(2\.0\)\) or gradcheck\(f, Tensor\(\[1\.0, 2\.0\]\)\)$"):
+        gradcheck(lambda v: v * 2, 2.0)  # a number for the input itself: no word of labels

@@ -631,8 +631,12 @@ def test_a_setting_under_another_name_or_misspelt_is_refused_not_ignored():
         opt.learning_rate = 0.01
     with pytest.raises(AttributeError, match=r"no setting 'momentun'.*the setting is 'momentum'"):
         opt.momentun = 0.5
+    with pytest.raises(AttributeError, match=r"no setting 'LR'.*the setting is 'lr'"):
+        opt.LR = 0.01
     with pytest.raises(AttributeError, match=r"not PyTorch's param_groups: .*opt\.lr = 0\.01"):
         opt.param_groups  # noqa: B018
+    with pytest.raises(AttributeError, match=r"not PyTorch's param_groups"):
+        opt.param_groups = [{"lr": 0.01}]
     opt.lr = 0.05
     assert opt.lr == 0.05
     adam = Adam([Value(1.0)], lr=0.1)

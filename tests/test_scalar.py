@@ -324,6 +324,12 @@ def test_division_is_python_s_own_to_the_last_digit():
     assert b.grad == -(out.data / 1e-160) == pytest.approx(-1e220, rel=1e-15)  # -a / b**2, as -out / b
     with pytest.raises(OverflowError, match=r"1e\+300 / 1e-10 overflows a float"):
         Value(1e300) / Value(1e-10)
+    # The divisor's gradient, -out.grad * out / b, in whichever order stays within the floats.
+    for a, b, scale, expected in [(1e300, 1e-5, 1e-20, -1e290), (1e-290, 1e10, 1e300, -1e-10),
+                                  (1e300, 1e100, 1e-300, -1e-200)]:
+        divisor = Value(b)
+        (Value(a) / divisor * scale).backward()
+        assert divisor.grad == pytest.approx(expected, rel=1e-15, abs=0.0), (a, b, scale)
 
 
 def test_a_power_whose_slope_is_infinite_passes_on_no_gradient_where_none_arrives():
@@ -514,7 +520,7 @@ def test_an_update_written_p_minus_equals_on_a_value_is_refused_not_lost():
     before = [p.data for p in model.parameters()]
     for op in ("-=", "+=", "*=", "/="):
         p = model.parameters()[0]
-        with pytest.raises(TypeError, match=rf"{re.escape(op)} a number on a Value that is a leaf .* p\.data {re.escape(op)}"):
+        with pytest.raises(TypeError, match=rf"p {re.escape(op)} <a number> on a Value that is a leaf .* p\.data {re.escape(op)}"):
             exec(f"p {op} 0.1", {"p": p})
     assert [p.data for p in model.parameters()] == before
     total = Value(0.0)  # a sum of losses, a Value on the right: a new node, as it should be

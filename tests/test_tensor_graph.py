@@ -1125,16 +1125,19 @@ def test_data_set_by_hand_to_what_a_tensor_does_not_hold_is_named_where_it_shows
     b.data = 0.3
     with pytest.raises(TypeError, match=r"set by hand \(t\.data = \.\.\.\) to a float \(0\.3\)"):
         b * 2
-    s = Tensor(1.0, requires_grad=True)
-    s.data = np.float64(3.0)
-    with pytest.raises(TypeError, match=r"to a float64 \(np\.float64\(3\.0\)\)"):
-        (s * 2).backward()
+    s = Tensor(0.5, requires_grad=True)  # NumPy's arithmetic on a 0-d array gives a NumPy float: fine
+    (s * 2).backward()
+    s.data = s.data - 0.1 * s.grad
+    assert type(s.data) is np.float64
+    s.zero_grad()
+    (s * 2).backward()
+    assert s.grad == 2.0 and "Tensor(0.3" in repr(s)
     p = Tensor([1.0, 2.0], requires_grad=True)
     (p * p).sum().backward()
     p.data = p - 0.1 * p.grad  # .data forgotten on the right
     for use in (repr, lambda q: q * 2, lambda q: q @ Tensor([1.0, 1.0])):
         with pytest.raises(TypeError, match=r"to a Tensor \(p\.data = p - lr \* p\.grad makes one: write "
-                                            r"p\.data = p\.data - lr \* p\.grad\)"):
+                                            r"p\.data -= lr \* p\.grad\)"):
             use(p)
 
 
@@ -1143,7 +1146,8 @@ def test_pytorch_s_methods_and_int_of_a_tensor_say_what_to_write():
     for call, instead in [(lambda: t.permute(1, 0), r"t\.transpose"), (lambda: t.clone(), r"t\.detach\(\)"),
                           (lambda: t.requires_grad_(), r"t\.requires_grad = True"),
                           (lambda: t.to("cpu"), r"Tensor\(t\.data, dtype=\.\.\.\)"),
-                          (lambda: t.float(), "float32"), (lambda: t.matmul(t.T), r"t @ w"),
+                          (lambda: t.float(), "float32"), (lambda: t.double(), "float64"),
+                          (lambda: t.pow(2), r"t \*\* n"), (lambda: t.matmul(t.T), r"t @ w"),
                           (lambda: t.softmax(1), r"F\.softmax\(t, axis=\.\.\.\)")]:
         with pytest.raises(AttributeError, match=instead):
             call()

@@ -185,5 +185,5 @@ def test_a_module_written_as_in_pytorch_with_forward_is_told_to_name_it_call():
 
 
 def test_a_weight_in_pytorch_s_layout_is_named_with_its_transpose():
-    with pytest.raises(ValueError, match=r"one of shape \(nout, nin\) = \(2, 3\), as PyTorch's nn\.Linear keeps it, is weight\.T"):
+    with pytest.raises(ValueError, match=r"for one of shape \(nout, nin\) = \(2, 3\), as PyTorch's nn\.Linear keeps it, pass weight\.T"):
         F.linear(Tensor(np.ones((4, 3))), Tensor(np.ones((2, 3)), requires_grad=True))

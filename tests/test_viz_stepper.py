@@ -314,7 +314,7 @@ def test_the_picture_follows_the_walk_past_the_nodes_drawn_first():
     assert f"fillcolor={CURRENT_COLOUR}" in source and "(those nearest the current node)" in stepper.draw().summary
 
 
-def test_a_rule_that_raises_is_named_by_the_stepper(monkeypatch):
+def test_a_rule_that_raises_is_named_by_the_stepper():
     a, b = Value(2.0, "a"), Value(3.0, "b")
 
     def broken(out):

@@ -222,6 +222,14 @@ def learner_work(exercise: Path, fresh: nbformat.NotebookNode) -> str | None:
         filled = max(0, handed - sum(left for _, left in cells))
     if filled:
         return f"{filled} of its {handed} blanks {'is' if filled == 1 else 'are'} filled in"
+    # Each exercise's heading records the code cells handed out under it: one gone is an answer
+    # cell deleted, its answer written in a cell of the learner's.
+    present = {cell.get("id") for cell in current.cells}
+    gone = [cell_id for cell in current.cells if cell.cell_type == "markdown"
+            for cell_id in course_metadata(cell).get("cells", []) if cell_id not in present]
+    if gone:
+        return (f"{len(gone)} of the cells handed out in its exercises {'is' if len(gone) == 1 else 'are'} "
+                "gone, deleted or replaced by a cell of the learner's")
     return None
 
 

@@ -79,11 +79,12 @@ def gradcheck(
     rtol = check_setting("gradcheck's rtol", rtol, low=0.0)
     for i, x in enumerate(inputs):
         if not graph.is_node(x):
+            labels = i > 0 and isinstance(x, (list, tuple, np.ndarray))  # beside the input: labels?
             raise TypeError(
                 f"gradcheck's input {i} is a {type_name(x)}: pass the Values or Tensors that "
-                "f reads, for example gradcheck(f, Value(2.0)) or gradcheck(f, Tensor([1.0, 2.0])). "
-                "gradcheck nudges every input it is given; what needs no gradient (labels, targets) "
-                "goes inside f: gradcheck(lambda z: F.cross_entropy(z, labels), logits)"
+                "f reads, for example gradcheck(f, Value(2.0)) or gradcheck(f, Tensor([1.0, 2.0]))"
+                + (". gradcheck nudges every input it is given; what needs no gradient (labels, targets) "
+                   "goes inside f: gradcheck(lambda z: F.cross_entropy(z, labels), logits)" if labels else "")
             )
         if x.parents:  # backward would go on into the graph behind it, and change its leaves
             raise ValueError(

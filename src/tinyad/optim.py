@@ -82,12 +82,13 @@ class Optimizer:
             raise _no_such_setting(self, name)
         super().__setattr__(name, value)
 
-    @property
-    def param_groups(self) -> NoReturn:
+    def _no_param_groups(self, *value: Any) -> NoReturn:
         raise AttributeError(
             f"{type(self).__name__} has one group of parameters, not PyTorch's param_groups: its "
             "settings are the optimiser's own (opt.lr = 0.01 for a schedule), its parameters opt.params"
         )
+
+    param_groups = property(_no_param_groups, _no_param_groups)
 
     def step(self) -> None:
         """One update of every parameter that has a gradient (a Tensor's may have none yet).
@@ -244,7 +245,8 @@ def _no_such_setting(optimiser: Optimizer, name: str) -> AttributeError:
     """The error for ``opt.<name> = ...`` where the optimiser has no such setting."""
     kind = type(optimiser)
     settings = sorted(n for n in dir(kind) if isinstance(getattr(kind, n), (Setting, property)) and n != "param_groups")
-    close = ["lr"] if name == "learning_rate" else difflib.get_close_matches(name, settings, n=1, cutoff=0.75)
+    asked = name.lower()  # opt.LR is lr too
+    close = ["lr"] if asked == "learning_rate" else difflib.get_close_matches(asked, settings, n=1, cutoff=0.75)
     return AttributeError(
         f"{kind.__name__} has no setting {name!r}: set so, it would change nothing"
         + (f"; the setting is {close[0]!r}" if close else "") + f" (its settings: {', '.join(settings)})"

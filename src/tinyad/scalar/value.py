@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import sys
 from math import isfinite
 from typing import Any, Callable, Union
 
@@ -204,16 +205,16 @@ class Value:
     def __truediv__(self, other: Value | Number) -> Value:
         # An op of its own, not a * b**-1: 3 / 10 is then 0.3, as in Python, not 0.30000000000000004,
         # and a quotient that fits a float is computed even where 1 / b would not (1e-100 / 1e-310).
-        other = other if isinstance(other, Value) else Value(other)
-        if other.data == 0.0:
+        divisor = other if isinstance(other, Value) else Value(other)
+        if divisor.data == 0.0:
             raise ZeroDivisionError(f"{self!r} / {other!r}: the divisor is zero")
-        return Value(self.data / other.data, "", (self, other), "/", Value.div_backward)
+        return Value(self.data / divisor.data, "", (self, divisor), "/", Value.div_backward)
 
     @staticmethod
     def div_backward(out: Value) -> None:
         a, b = out.first, out.second
         a.grad += out.grad / b.data  # d(a / b)/da = 1 / b
-        b.grad -= out.grad * (out.data / b.data)  # d(a / b)/db = -a / b**2 = -out / b
+        b.grad -= divisor_slope(out.grad, out.data, b.data)  # d(a / b)/db = -a / b**2 = -out / b
 
     # ``p -= lr * p.grad`` on a parameter would make a new node named p and leave the parameter's
     # number as it was, silently: with a number on the right, a leaf refuses. (``total += loss``,
@@ -483,13 +484,24 @@ def stable_sigmoid(x: float) -> float:
     return z / (1.0 + z)
 
 
+def divisor_slope(g: float, out: float, b: float) -> float:
+    """``g * out / b`` (out = a / b) in whichever order keeps it within the floats: ``g * (out / b)``
+    overflows, or loses digits where ``out / b`` falls below the normal floats, where ``(g / b) * out``
+    may not, and the other way round."""
+    ratio = out / b
+    first = g * ratio
+    if isfinite(first) and (abs(ratio) >= sys.float_info.min or g == 0.0 or out == 0.0):
+        return first
+    return (g / b) * out
+
+
 def refuse_rebinding(v: Value, other: object, op: str) -> None:
     """A TypeError for ``p -= number`` (and ``+= *= /=``) on a leaf: it would bind the name to a new
     node and leave the leaf's number, a parameter's, as it was."""
     if v.first is None and not isinstance(other, Value):
         raise TypeError(
-            f"{op} a number on a Value that is a leaf (a parameter, say) makes a new Value and leaves "
-            f"the leaf's number as it was: to change its number, as an update does, write "
+            f"p {op} <a number> on a Value that is a leaf (a parameter, say) makes a new Value and "
+            f"leaves the leaf's number as it was: to change its number, as an update does, write "
             f"p.data {op} ... (lr * p.grad is a number); for a new node, p = p {op[0]} ..."
         )
 

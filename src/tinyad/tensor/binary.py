@@ -119,12 +119,28 @@ def div(a: Tensor, b: Tensor) -> Tensor:
 
 def div_backward(out: Tensor) -> None:
     # d(a/b)/da = 1/b and d(a/b)/db = -a/b**2 = -out/b.
-    # (out / b first, not out.grad / b: that one may overflow or vanish where the gradient fits.)
     a, b = out.parents
     if a.requires_grad:
         a.accumulate(sum_to_shape(out.grad / b.data, a.shape))
     if b.requires_grad:
-        b.accumulate(sum_to_shape(-out.grad * (out.data / b.data), b.shape))
+        b.accumulate(sum_to_shape(-divisor_slope(out.xp, out.grad, out.data, b.data), b.shape))
+
+
+def divisor_slope(xp: Any, g: Any, out: Any, b: Any) -> Any:
+    """``g * out / b`` (out = a / b), entry by entry, in whichever order keeps it within the floats.
+
+    ``g * (out / b)`` overflows, or loses digits where ``out / b`` falls below the normal floats,
+    where ``(g / b) * out`` may not, and the other way round (1e-20 * (1e300 / 1e-5),
+    1e300 * (1e-310 / 1e10)): there the second is taken.
+    """
+    with errstate(over="ignore", under="ignore", invalid="ignore"):  # the other order is asked below
+        ratio = out / b
+        first = g * ratio
+    below = (xp.abs(ratio) < xp.finfo(ratio.dtype).smallest_normal) & (out != 0)
+    lost = ~xp.isfinite(first) | (below & (g != 0))
+    if not xp.any(lost):
+        return first
+    return xp.where(lost, (g / b) * out, first)
 
 
 # -- base ** exponent ---------------------------------------------------------

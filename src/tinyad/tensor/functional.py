@@ -183,14 +183,17 @@ def _one_hot(targets: Labels, logits: Tensor) -> Any:
     xp = logits.xp
     if isinstance(targets, Tensor):
         same_place("cross_entropy", logits, targets)
-        if targets.requires_grad or (targets.ndim == 2 and logits.ndim == 1):  # labels need no gradient
+        if targets.ndim == 2 and logits.ndim == 1:
             raise TypeError(
                 f"cross_entropy(logits, labels) takes the logits first: it got labels of shape "
                 f"{targets.shape}{' that require grad' if targets.requires_grad else ''} and logits of "
                 f"shape {logits.shape}; are the two swapped?"
-                + (" (Labels need no gradient: gradcheck gives one to every input it nudges, so pass the "
-                   "labels inside f, gradcheck(lambda z: F.cross_entropy(z, labels), logits).)"
-                   if targets.requires_grad else "")
+            )
+        if targets.requires_grad:  # labels need no gradient
+            raise TypeError(
+                f"cross_entropy got labels of shape {targets.shape} that require grad: labels need none. "
+                "Given to gradcheck beside the logits, they get one (gradcheck nudges every input it is "
+                "given): pass them inside f, gradcheck(lambda z: F.cross_entropy(z, labels), logits)"
             )
         # A Tensor holds floats; labels stored in one must be whole numbers, and within the
         # classes before they become ints (1e30 as an int64 is a large negative number).
@@ -429,8 +432,8 @@ def linear(x: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
         raise ValueError(
             f"linear cannot multiply shapes {x.shape} and {weight.shape}: it needs x of shape "
             f"(..., {weight.shape[0] if weight.ndim else '?'}) and a 2-D weight"
-            + (f"; here a weight is (nin, nout): one of shape (nout, nin) = {weight.shape}, as PyTorch's "
-               "nn.Linear keeps it, is weight.T" if pytorch_layout else "")
+            + (f"; here a weight is (nin, nout): for one of shape (nout, nin) = {weight.shape}, as PyTorch's "
+               "nn.Linear keeps it, pass weight.T" if pytorch_layout else "")
         )
     if bias is None:
         return x.new_node(x.data @ weight.data, parents=parents, op="linear",

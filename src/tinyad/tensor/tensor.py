@@ -148,8 +148,9 @@ class Tensor:
         if type(data) is np.ndarray:
             self.xp = NUMPY
         else:
-            for parent in parents:  # an op that met a Tensor's .data set by hand gives no array
-                _check_data_set_by_hand(parent)
+            if isinstance(data, Tensor):  # an op met a Tensor's .data set by hand to a Tensor
+                for parent in parents:
+                    _check_data_set_by_hand(parent)
             self.xp = parents[0].xp if parents else namespace(data)
             if self.xp is NUMPY:
                 data = np.asarray(data)  # NumPy's result of a 0-d op is a scalar, not an array
@@ -177,7 +178,11 @@ class Tensor:
 
     @property
     def ndim(self) -> int:
-        return len(self.shape)
+        try:
+            return self.data.ndim
+        except AttributeError:  # t.data = [1, 2], set by hand
+            _check_data_set_by_hand(self)
+            raise
 
     @property
     def size(self) -> int:
@@ -711,11 +716,15 @@ def _numpy_refused(what: str, instead: str, library: str = "NumPy") -> TypeError
 
 def _check_data_set_by_hand(t: Tensor) -> None:
     """A TypeError for a tensor whose ``.data`` was set by hand (``t.data = ...``) to what a Tensor
-    does not hold: a Tensor, a number, a list, or an array of ints or bools (whose gradient would
-    be cast to ints: 0). Asked only where such data shows, never on the way of every op."""
+    does not hold: a Tensor, a Python number, a list, or an array of ints or bools (whose gradient
+    would be cast to ints: 0). NumPy's float scalars pass: NumPy's arithmetic on a 0-d array gives
+    one (``p.data = p.data - lr * p.grad``). Asked only where such data shows, never on the way of
+    every op."""
     data = t.data
     if isinstance(data, Tensor):
-        what = "a Tensor (p.data = p - lr * p.grad makes one: write p.data = p.data - lr * p.grad)"
+        what = "a Tensor (p.data = p - lr * p.grad makes one: write p.data -= lr * p.grad)"
+    elif isinstance(data, np.floating):
+        return
     elif not is_array(data) or isinstance(data, np.generic):
         what = f"a {type_name(data)} ({data!r:.40})"
     elif not namespace(data).isdtype(data.dtype, "real floating"):

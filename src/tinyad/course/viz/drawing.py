@@ -181,14 +181,17 @@ def draw(root: Any, max_nodes: int = MAX_NODES, fills: Mapping[Any, str] | None 
             f"draw() needs a graph node (a Value or a Tensor), got {type(root).__name__}"
         )
     check_count(max_nodes, "draw()'s max_nodes")
-    if max_nodes > MAX_DRAWN:
+    order = sorted_nodes(root, "draw()")
+    if min(max_nodes, len(order)) > MAX_DRAWN:
         raise ValueError(
             f"draw() draws at most {MAX_DRAWN} values (max_nodes={max_nodes}): a picture of more is no "
             "picture to read, and Graphviz takes minutes to lay it out. Draw a smaller graph, one "
             "example's loss say, or a part of this one (the default max_nodes keeps the values nearest "
             "the output)"
         )
-    order = sorted_nodes(root, "draw()")
+    if focus is not None and not any(node is focus for node in order):
+        raise ValueError(f"draw()'s focus must be a node of the graph it draws, got {type(focus).__name__} "
+                         f"{focus!r:.60}")
     kept = _nearest(order, root if focus is None else focus, max_nodes)
     operations = sum(1 for node in order if id(node) in kept and node.parents)
     name = getattr(root, "label", "") or "its output"
@@ -218,21 +221,26 @@ def _count(n: int, thing: str) -> str:
 
 
 def _nearest(order: list, centre: Any, most: int) -> set[int]:
-    """The ids of the ``most`` nodes of ``order`` nearest ``centre``, counted in edges either way
-    (breadth first: its parents and the nodes that use it, then theirs, ...)."""
+    """The ids of the ``most`` nodes of ``order`` nearest ``centre``, counted in edges: breadth
+    first, up through its inputs and their inputs, and down through the nodes that use it and
+    theirs, then up from the root as far as room is left. A path never turns (up, then down a
+    weight's other use), so every node kept is joined to ``centre`` or to the root in the
+    picture: from the root, each kept node feeds it."""
     if len(order) <= most:
         return {id(node) for node in order}
     users: dict[int, list] = {}
     for node in order:
         for parent in node.parents:
             users.setdefault(id(parent), []).append(node)
-    kept, queue = {id(centre)}, deque([centre])
+    root = order[-1]
+    kept = {id(centre), id(root)}
+    queue = deque([(centre, "up"), (centre, "down"), (root, "up")])
     while queue and len(kept) < most:
-        node = queue.popleft()
-        for neighbour in (*node.parents, *users.get(id(node), ())):
+        node, way = queue.popleft()
+        for neighbour in node.parents if way == "up" else users.get(id(node), ()):
             if id(neighbour) not in kept and len(kept) < most:
                 kept.add(id(neighbour))
-                queue.append(neighbour)
+                queue.append((neighbour, way))
     return kept
 
 
