@@ -106,7 +106,7 @@ def test_a_grade_id_in_two_cells_is_named_and_mended(course, capsys):
     first = int(re.search(r"positions (\d+)", line).group(1))
     assert added_cells.main(["--mend", str(submission)]) == 1
     out = capsys.readouterr().out.splitlines()
-    assert out[0].startswith(f"frank 01_value.ipynb: mended: grade id ") and out[0].endswith(f"at position {first + 1} only")
+    assert out[0].startswith("frank 01_value.ipynb: mended: grade id ") and out[0].endswith(f"at position {first + 1} only")
     assert out[1:] == [f"frank 01_value.ipynb: added code cell at position {first}: x = 1"]
     assert added_cells.repeated_ids(nbformat.read(submission, as_version=4)) == {}
 
@@ -124,3 +124,24 @@ def test_a_renamed_notebook_is_named_with_the_assignments_name(course, capsys):
     assert added_cells.main([str(renamed)]) == 1
     assert capsys.readouterr().out == (f"dave {ASSIGNMENT}-Copy1.ipynb: the assignment has no notebook named "
                                        f"{ASSIGNMENT}-Copy1.ipynb: nbgrader skips it, and grades {ASSIGNMENT}.ipynb beside it\n")
+
+
+def test_a_submission_that_is_no_notebook_is_named_and_the_others_still_checked(course, capsys):
+    # One empty or corrupt submission, or metadata a student's editor changed, stopped the run
+    # with a traceback: every student after it went unchecked.
+    broken = course / "submitted" / "broken" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
+    broken.parent.mkdir(parents=True, exist_ok=True)
+    broken.write_text("<<<<<<< HEAD\n", encoding="utf-8")
+
+    def odd_metadata(cells):
+        checks = [k for k, c in enumerate(cells) if c.metadata.nbgrader.get("grade")]
+        cells[checks[0]].metadata["nbgrader"] = None  # the check cell now reads as one they added
+        cells[checks[1]].metadata.nbgrader["grade_id"] = ["a", "list"]
+
+    odd = submit(course, "odd", odd_metadata)
+    assert added_cells.main([str(broken), str(odd), str(submit(course, "clean"))]) == 1
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith("broken 01_value.ipynb: not a notebook this can read (NotJSONError")
+    assert any(line.startswith("odd 01_value.ipynb: added code cell at position") for line in out)
+    assert any(line.startswith("odd 01_value.ipynb: lacks check cell ex") for line in out)
+    assert not any(line.startswith("clean") for line in out)

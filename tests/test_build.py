@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import os
 import re
 import sys
@@ -112,13 +113,22 @@ def test_lesson_numbers_are_checked():
         build.lessons(["77"])
 
 
+def solution_of(*names: str, closed: bool = True) -> nbformat.NotebookNode:
+    """A solution notebook of one exercise per name: ``## Exercise N: f``, a function ``f`` that
+    returns N between the solution markers (the END left out where not ``closed``), a check."""
+    cells = []
+    for n, name in enumerate(names, start=1):
+        end = "\n    ### END SOLUTION" if closed else ""
+        cells += [nbformat.v4.new_markdown_cell(f"## Exercise {n}: {name}"),
+                  nbformat.v4.new_code_cell(f"def {name}():\n    ### BEGIN SOLUTION\n    return {n}{end}"),
+                  nbformat.v4.new_code_cell(f"grading.check({name}() == {n}, '{name}', '{name}()', {n}, {name}(), "
+                                            f"'return {n}')")]
+    return nbformat.v4.new_notebook(cells=cells)
+
+
 def exercise_pair(tmp_path: Path) -> tuple[Path, nbformat.NotebookNode]:
     """An exercise notebook on disk and the blank one the generator would write."""
-    solution = nbformat.v4.new_notebook(cells=[
-        nbformat.v4.new_markdown_cell("## Exercise 1: f"),
-        nbformat.v4.new_code_cell("def f():\n    ### BEGIN SOLUTION\n    return 1\n    ### END SOLUTION"),
-        nbformat.v4.new_code_cell("grading.check(f() == 1, 'f', 'f()', 1, f(), 'return 1')"),
-    ])
+    solution = solution_of("f")
     fresh = nbtools.make_exercise(solution, "99_demo.ipynb")
     path = tmp_path / "99_demo.ipynb"
     nbtools.write(fresh, path)
@@ -139,14 +149,7 @@ def test_an_exercise_added_to_the_solution_is_not_taken_for_a_learners_work(tmp_
     # Counted against the new notebook's blanks, the old exercise read "1 of its 2 blanks is
     # filled in", and its stale copy in exercises/ was skipped as a learner's work, not failed.
     path, _ = exercise_pair(tmp_path)
-    solution = nbformat.v4.new_notebook(cells=[
-        nbformat.v4.new_markdown_cell("## Exercise 1: f"),
-        nbformat.v4.new_code_cell("def f():\n    ### BEGIN SOLUTION\n    return 1\n    ### END SOLUTION"),
-        nbformat.v4.new_code_cell("grading.check(f() == 1, 'f', 'f()', 1, f(), 'return 1')"),
-        nbformat.v4.new_markdown_cell("## Exercise 2: g"),
-        nbformat.v4.new_code_cell("def g():\n    ### BEGIN SOLUTION\n    return 2\n    ### END SOLUTION"),
-        nbformat.v4.new_code_cell("grading.check(g() == 2, 'g', 'g()', 2, g(), 'return 2')"),
-    ])
+    solution = solution_of("f", "g")
     two_exercises = nbtools.make_exercise(solution, "99_demo.ipynb")
     assert build.learner_work(path, two_exercises) is None
     filled = nbtools.read(path)  # the old notebook with its one blank filled in is a learner's work still
@@ -156,9 +159,24 @@ def test_an_exercise_added_to_the_solution_is_not_taken_for_a_learners_work(tmp_
     replaced = nbtools.make_exercise(solution, "99_demo.ipynb")  # an answer cell deleted, the answer
     replaced.cells[1] = nbformat.v4.new_code_cell("def f():\n    return 1")  # written in a new cell
     nbtools.write(replaced, path)
+    assert build.learner_work(path, two_exercises) == "1 code cell added to its exercises"
+    added = nbtools.make_exercise(solution, "99_demo.ipynb")  # an answer in a cell of its own, not run,
+    added.cells.insert(2, nbformat.v4.new_code_cell("def f():\n    return 1"))  # the blank left above
+    nbtools.write(added, path)
+    assert build.learner_work(path, two_exercises) == "1 code cell added to its exercises"
+    deleted = nbtools.make_exercise(solution, "99_demo.ipynb")
+    del deleted.cells[1]
+    nbtools.write(deleted, path)
     assert build.learner_work(path, two_exercises) == (
         "1 of the cells handed out in its exercises is gone, deleted or replaced by a cell of the learner's")
-    copied = nbformat.v4.new_notebook(cells=[c for c in solution.cells])  # no blanks recorded
+    split = nbtools.make_exercise(solution, "99_demo.ipynb")  # an answer cell split in JupyterLab:
+    halves = [copy.deepcopy(split.cells[1]) for _ in range(2)]  # both parts keep its metadata
+    halves[1]["id"] = "second-half"
+    halves[0].source, halves[1].source = split.cells[1].source.split("\n", 1)
+    split.cells[1:2] = halves
+    nbtools.write(split, path)
+    assert build.learner_work(path, two_exercises) is None  # nothing filled in
+    copied = nbformat.v4.new_notebook(cells=list(solution.cells))  # no blanks recorded
     nbtools.write(copied, path)
     assert build.learner_work(path, two_exercises) == "2 of its 2 blanks are filled in"
 
@@ -195,11 +213,7 @@ def test_the_build_refuses_before_it_runs_anything(monkeypatch, capsys):
     with pytest.raises(SystemExit, match="lacks the dot program and torch.*--allow-missing"):
         build.main()
     # A solution block left open: one line naming it (it was a traceback), before anything runs.
-    open_block = nbformat.v4.new_notebook(cells=[
-        nbformat.v4.new_markdown_cell("## Exercise 1: f"),
-        nbformat.v4.new_code_cell("def f():\n    ### BEGIN SOLUTION\n    return 1"),
-        nbformat.v4.new_code_cell("grading.check(f() == 1, 'f', 'f()', 1, f(), 'return 1')"),
-    ])
+    open_block = solution_of("f", closed=False)
     with monkeypatch.context() as patched:
         patched.setattr(build, "source_of", lambda path: open_block)
         with pytest.raises(SystemExit, match=r"^build\.py: .*BEGIN SOLUTION is never closed"):
@@ -405,3 +419,37 @@ def test_the_tests_and_the_build_refuse_an_engine_from_another_folder(tmp_path, 
     monkeypatch.setitem(sys.modules, "tinyad", type(sys)("tinyad"))
     sys.modules["tinyad"].__file__ = str(other / "__init__.py")
     assert build.foreign_engine() == str(other)
+
+
+def test_an_exercise_notebook_build_py_cannot_read_is_named_and_replaced_with_force(monkeypatch, tmp_path):
+    # It stopped with nbformat's NotJSONError traceback, --force or not: the flag meant to replace
+    # the file could not.
+    monkeypatch.setattr(build, "ROOT", tmp_path)
+    (tmp_path / "exercises").mkdir()
+    (tmp_path / "exercises" / "01_value.ipynb").write_text("<<<<<<< HEAD\n{}", encoding="utf-8")
+    monkeypatch.setattr(build, "notebooks_of", lambda number, folder: (
+        [build.nbtools.lessons_in(build.Path(__file__).parent.parent / "solutions")[0]] if folder == "solutions" else []))
+    monkeypatch.setattr(build.textforms, "edited_side", lambda path: None)
+    ran = []
+    monkeypatch.setattr(build, "execute", lambda path, timeout: ran.append(path))
+    with pytest.raises(SystemExit, match=r"exercises/01_value.ipynb is not a notebook build.py can read "
+                                         r"\(NotJSONError.*pass --force to replace it"):
+        build.build("01", timeout=60)
+    assert ran == []  # refused before anything ran
+    written = []
+    monkeypatch.setattr(build.nbtools, "write", lambda nb, path: written.append(path))
+    build.build("01", timeout=60, force=True)
+    assert written == [tmp_path / "exercises" / "01_value.ipynb"]
+
+
+def test_the_nbgrader_course_refuses_a_solution_it_would_misread_before_writing(tmp_path, monkeypatch):
+    # It wrote the assignment with the answer of a misspelt block in plain view, in a locked cell.
+    broken = build.nbtools.read(build.ROOT / "solutions" / "01_value.ipynb")
+    cell = next(c for c in broken.cells if build.nbtools.has_solution(c))
+    cell.source = cell.source.replace("### BEGIN SOLUTION", "### BEGIN SOLUTON", 1)
+    real_read = build.nbtools.read
+    monkeypatch.setattr(build.nbtools, "read", lambda path: broken if path.name == "01_value.ipynb" else real_read(path))
+    monkeypatch.setattr(sys, "argv", ["build.py", "--nbgrader", str(tmp_path / "course")])
+    with pytest.raises(SystemExit, match=r"no nbgrader course written: 01_value.ipynb, cell \d+: .* reads like a solution marker"):
+        build.main()
+    assert not (tmp_path / "course").exists()

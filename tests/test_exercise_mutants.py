@@ -88,7 +88,7 @@ def with_answer(cells: list, answer, where: str) -> list[str]:
     sources = [c.source for c in cells]
     answered = [k for k, c in enumerate(cells) if nbtools.has_solution(c)]
     if isinstance(answer, str):
-        blocks = sum(bool(nbtools.BEGIN_SOLUTION.match(line)) for k in answered for line in sources[k].splitlines())
+        blocks = sum(nbtools.solution_blocks(cells[k]) for k in answered)
         assert blocks == 1, f"{where}: a string answer needs exactly one solution block, found {blocks}"
         k = answered[0]
         lines = textwrap.dedent(answer).strip("\n").splitlines()

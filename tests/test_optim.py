@@ -637,6 +637,10 @@ def test_a_setting_under_another_name_or_misspelt_is_refused_not_ignored():
         opt.param_groups  # noqa: B018
     with pytest.raises(AttributeError, match=r"not PyTorch's param_groups"):
         opt.param_groups = [{"lr": 0.01}]
+    with pytest.raises(AttributeError, match=r"SGD has no setting 'step'"):
+        opt.step = 0.1  # a method, not a setting: accepted, it broke the optimiser
+    with pytest.raises(AttributeError, match=r"no setting 'steps': set so, it would change nothing \(its settings"):
+        Adam([Value(1.0)], lr=0.1).steps = 3  # not "the setting is 'eps'"
     opt.lr = 0.05
     assert opt.lr == 0.05
     adam = Adam([Value(1.0)], lr=0.1)
@@ -653,3 +657,21 @@ def test_a_setting_under_another_name_or_misspelt_is_refused_not_ignored():
     mine.params[0].grad = 1.0
     mine.step()
     assert mine.calls == 1
+
+
+def test_a_parameter_whose_data_was_set_by_hand_to_what_no_parameter_holds_is_named():
+    # It read "parameter 0 is a Value, but its gradient is a ndarray", for a Tensor.
+    p = Tensor([1.0, 2.0], requires_grad=True)
+    (p * p).sum().backward()
+    p.data = [1.0, 2.0]
+    with pytest.raises(TypeError, match=r"parameter 0's data is a list \(\[1\.0, 2\.0\]\), set by hand \(p\.data = \.\.\.\)"):
+        SGD([p], lr=0.1).step()
+
+
+def test_a_tinyad_tensor_set_as_a_gradient_is_not_called_pytorch_s():
+    # in_torch_graph answered True for any object with requires_grad True, a Tensor of tinyad's too.
+    from tinyad.tensor.backend import in_torch_graph
+
+    assert not in_torch_graph(Tensor([1.0], requires_grad=True))
+    if torch is not None:
+        assert in_torch_graph(torch.ones(1, requires_grad=True)) and not in_torch_graph(torch.ones(1))

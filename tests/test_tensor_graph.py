@@ -1130,8 +1130,17 @@ def test_data_set_by_hand_to_what_a_tensor_does_not_hold_is_named_where_it_shows
     s.data = s.data - 0.1 * s.grad
     assert type(s.data) is np.float64
     s.zero_grad()
-    (s * 2).backward()
-    assert s.grad == 2.0 and "Tensor(0.3" in repr(s)
+    (s * s).backward()
+    (s * 2).backward()  # the second gradient is added in place: it was refused as "set by hand"
+    assert s.grad == pytest.approx(2 * 0.3 + 2.0) and "Tensor(0.3" in repr(s)
+    joined = Tensor([1.0, 2.0])
+    joined.data = [1.0, 2.0]  # + of two lists joins them: Tensor([1, 2, 1, 2]), silently
+    with pytest.raises(TypeError, match=r"set by hand \(t\.data = \.\.\.\) to a list"):
+        joined + joined
+    half = Tensor([1.0, 2.0], requires_grad=True)
+    half.data = np.array([1.0, 2.0], dtype=np.float16)
+    with pytest.raises(TypeError, match=r"to an array of float16"):
+        (half * Tensor([1.0, 1.0], requires_grad=True)).sum().backward()
     p = Tensor([1.0, 2.0], requires_grad=True)
     (p * p).sum().backward()
     p.data = p - 0.1 * p.grad  # .data forgotten on the right

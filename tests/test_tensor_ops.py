@@ -8,6 +8,7 @@ against finite differences and PyTorch, is a row of tests/op_families.py.
 from __future__ import annotations
 
 import re
+import warnings
 
 import numpy as np
 import pytest
@@ -309,6 +310,19 @@ def test_the_divisor_s_gradient_is_found_where_an_intermediate_would_overflow_or
     divisor = Tensor([b], requires_grad=True)
     ((Tensor([a]) / divisor) * scale).sum().backward()
     assert divisor.grad.tolist() == [pytest.approx(expected, rel=1e-15, abs=0.0)]
+
+
+def test_a_divisor_s_gradient_beyond_the_floats_in_either_order_is_named():
+    # Either order overflowed: -inf, silently (the scalar engine refuses it at the leaf).
+    divisor = Tensor([1e-100], requires_grad=True)
+    with pytest.raises(OverflowError, match=r"the gradient through / to the divisor overflows float64 at 1 entries"):
+        (Tensor([1e200]) / divisor).sum().backward()
+    divisor = Tensor([1e-2], requires_grad=True)  # the first order loses digits, the second overflows
+    quotient = (Tensor([1e-322]) / divisor) * 1e307
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the order that overflows is not taken, and says nothing
+        quotient.sum().backward()
+    assert divisor.grad.tolist() == [pytest.approx(-1e307 * 1e-322 / 1e-4, rel=1e-2, abs=0.0)]  # 1e-322 is subnormal
 
 
 @pytest.mark.parametrize("dtype, power, scale, largest", [

@@ -290,7 +290,7 @@ def test_a_tensor_released_by_backward_inside_the_graph_is_drawn_as_such():
     h = (x * 3).tanh()
     h.sum().backward()
     source = draw((h * 2).sum()).source
-    assert "tanh: released by backward()" in source
+    assert "tanh: its inputs were released by backward()" in source
 
 
 def test_a_graph_released_by_backward_is_drawn_with_a_note_that_says_so():

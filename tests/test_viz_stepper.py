@@ -324,7 +324,7 @@ def test_a_rule_that_raises_is_named_by_the_stepper():
     with pytest.raises(ZeroDivisionError, match="a rule of one's own") as raised:
         BackwardStepper(d * 2)
     if hasattr(raised.value, "add_note"):  # Python 3.11's notes
-        assert raised.value.__notes__ == ["BackwardStepper: raised by the backward rule of d (*), after 2 steps of the walk"]
+        assert raised.value.__notes__ == ["BackwardStepper: raised by the backward rule of d (*), at step 3 of the walk"]
     assert (a.grad, b.grad) == (0.0, 0.0)  # the graph keeps its own grads
 
 
@@ -336,3 +336,12 @@ def test_a_stepper_as_a_cells_last_line_shows_its_widget(monkeypatch):
     stepper = BackwardStepper(Value(2.0, "a") * Value(3.0, "b"))
     stepper._ipython_display_()  # what IPython calls for a cell's last value
     assert shown == [stepper.widget()]
+
+
+def test_a_gradient_that_overflows_is_refused_by_the_stepper_as_by_backward():
+    # The stepper drew "-inf to b" and stepped on, where backward() refuses the overflow.
+    quotient = Value(1e100, "n") / Value(1e-200, "b")
+    with pytest.raises(OverflowError, match=r"the gradient at the leaf labelled 'b' overflows"):
+        BackwardStepper(quotient)
+    with pytest.raises(OverflowError, match=r"the gradient at the leaf labelled 'b' overflows"):
+        quotient.backward()

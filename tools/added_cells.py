@@ -33,15 +33,26 @@ from pathlib import Path
 import nbformat
 
 
+# What reading a notebook may raise for a file that is not one (empty, cut short, a merge's markers).
+UNREADABLE = (nbformat.reader.NotJSONError, nbformat.ValidationError, OSError, ValueError, TypeError, AttributeError)
+
+
+def nbgrader_of(cell: nbformat.NotebookNode) -> dict:
+    """The cell's nbgrader metadata; {} for none, or for one a student's editor left as null or text."""
+    record = cell.metadata.get("nbgrader")
+    return record if isinstance(record, dict) else {}
+
+
 def check_ids(nb: nbformat.NotebookNode) -> list[str]:
     """The grade ids of the notebook's autograded check cells, in order."""
-    return [cell.metadata.nbgrader["grade_id"] for cell in nb.cells
-            if cell.metadata.get("nbgrader", {}).get("grade") and cell.cell_type == "code"]
+    return [grade_id(cell) for cell in nb.cells
+            if nbgrader_of(cell).get("grade") and grade_id(cell) and cell.cell_type == "code"]
 
 
 def grade_id(cell: nbformat.NotebookNode) -> str | None:
-    """The cell's nbgrader grade id, or None for a cell without nbgrader's metadata."""
-    return cell.metadata.get("nbgrader", {}).get("grade_id")
+    """The cell's nbgrader grade id (as text), or None for a cell without nbgrader's metadata."""
+    gid = nbgrader_of(cell).get("grade_id")
+    return None if gid is None else str(gid)
 
 
 def repeated_ids(nb: nbformat.NotebookNode) -> dict[str, list[int]]:
@@ -77,7 +88,7 @@ def findings(submission: Path) -> list[str]:
                      "two, or pasted again): nbgrader autograde stops at this submission, and grades no "
                      "student after it; mend it first (added_cells.py --mend)")
     for k, cell in enumerate(nb.cells, start=1):
-        if "nbgrader" not in cell.metadata:
+        if not nbgrader_of(cell):
             first = next((line.strip() for line in cell.source.splitlines() if line.strip()), "(empty)")
             found.append(f"added {cell.cell_type} cell at position {k}: {first[:70]}")
     # <course>/submitted/<student>/<assignment>/<notebook>: the course folder is parents[3].
@@ -97,9 +108,14 @@ def findings(submission: Path) -> list[str]:
     if source is None or not source.is_file():
         found.append(f"no {source} to compare with: only added cells are listed")
         return found
+    try:
+        handed_out = nbformat.read(source, as_version=4)
+    except UNREADABLE as error:
+        found.append(f"the course's {source} is not a notebook this can read ({type(error).__name__}): only "
+                     "added cells are listed")
+        return found
     have = set(check_ids(nb))
-    found += [f"lacks check cell {grade_id}" for grade_id in check_ids(nbformat.read(source, as_version=4))
-              if grade_id not in have]
+    found += [f"lacks check cell {gid}" for gid in check_ids(handed_out) if gid not in have]
     return found
 
 
@@ -117,7 +133,12 @@ def main(argv: list[str] | None = None) -> int:
     any_found = False
     for submission in args.submissions:
         student = submission.parent.parent.name
-        for finding in (mend(submission) if args.mend else []) + findings(submission):
+        try:
+            found = (mend(submission) if args.mend else []) + findings(submission)
+        except UNREADABLE as error:  # one broken submission must not stop the others' checks
+            found = [f"not a notebook this can read ({type(error).__name__}: {str(error)[:60]}): nbgrader "
+                     "cannot grade it either; look at it by hand"]
+        for finding in found:
             any_found = True
             print(f"{student} {submission.name}: {finding}")
     return 1 if any_found else 0

@@ -59,7 +59,7 @@ from jupyter_client.manager import AsyncKernelManager
 from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError, CellTimeoutError, DeadKernelError
 import nbformat
-from tinyad.course.score_table import blanks_in, course_metadata
+from tinyad.course.score_table import blanks_in, exercises_of
 
 import nbgrader_course
 import nbtools
@@ -208,25 +208,23 @@ def learner_work(exercise: Path, fresh: nbformat.NotebookNode) -> str | None:
     ran = [k for k, c in enumerate(current.cells) if c.cell_type == "code" and (c.outputs or c.execution_count)]
     if ran:
         return f"cells {ran} have been run"
-    # Each answer cell records how many blanks it was handed out with: fewer left is a learner's
-    # answer. (Counted against the new notebook instead, an exercise added to the solution since
-    # would read as a blank filled in.) A notebook without the record, a solution copied over the
-    # exercise say, is counted against the new one.
-    cells = [(course_metadata(c).get("blanks", 0), blanks_in(c.source)) for c in current.cells
-             if c.cell_type == "code"]
-    if any(recorded for recorded, _ in cells):
-        handed = sum(recorded for recorded, _ in cells)
-        filled = sum(max(0, recorded - left) for recorded, left in cells)
-    else:
+    # Read as the score table reads a learner's notebook: each answer cell records the blanks it
+    # was handed out with, and each exercise's heading the code cells (counted against the new
+    # notebook instead, an exercise added to the solution since would read as a blank filled in).
+    exercises = exercises_of(current.cells)
+    counts = [exercise.blanks() for exercise in exercises]
+    handed = sum(given for given, _ in counts)
+    filled = sum(max(0, given - left) for given, left in counts)
+    if not handed:  # no record (a solution copied over the exercise): counted against the new one
         handed = sum(blanks_in(c.source) for c in fresh.cells if c.cell_type == "code")
-        filled = max(0, handed - sum(left for _, left in cells))
+        filled = max(0, handed - sum(left for _, left in counts))
     if filled:
         return f"{filled} of its {handed} blanks {'is' if filled == 1 else 'are'} filled in"
-    # Each exercise's heading records the code cells handed out under it: one gone is an answer
-    # cell deleted, its answer written in a cell of the learner's.
+    added = [cell for exercise in exercises for cell in exercise.added()]
+    if added:
+        return f"{len(added)} code {'cell' if len(added) == 1 else 'cells'} added to its exercises"
     present = {cell.get("id") for cell in current.cells}
-    gone = [cell_id for cell in current.cells if cell.cell_type == "markdown"
-            for cell_id in course_metadata(cell).get("cells", []) if cell_id not in present]
+    gone = [cell_id for exercise in exercises for cell_id in sorted(exercise.given or ()) if cell_id not in present]
     if gone:
         return (f"{len(gone)} of the cells handed out in its exercises {'is' if len(gone) == 1 else 'are'} "
                 "gone, deleted or replaced by a cell of the learner's")
@@ -256,12 +254,14 @@ def build(number: str, timeout: int, force: bool = False) -> None:
         except ValueError as error:
             sys.exit(f"build.py: {error}")
         exercise = ROOT / "exercises" / solution.name
+        if force:  # replaced whatever it holds, readable or not
+            continue
         try:
-            fresh = nbtools.make_exercise(source, solution.name)
-        except ValueError as error:  # a block left open, say
-            sys.exit(f"build.py: {error}")
-        work = learner_work(exercise, fresh)
-        if work and not force:
+            work = learner_work(exercise, nbtools.make_exercise(source, solution.name))
+        except (nbformat.reader.NotJSONError, nbformat.ValidationError, AttributeError, TypeError, OSError) as error:
+            sys.exit(f"{shown(exercise)} is not a notebook build.py can read ({type(error).__name__}: "
+                     f"{str(error)[:80]}); pass --force to replace it with the blank exercise")
+        if work:
             sys.exit(
                 f"{shown(exercise)} looks like a learner's work ({work}); not overwritten. "
                 "Keep it elsewhere, or pass --force to replace it with the blank exercise."
@@ -386,6 +386,11 @@ def main() -> None:
         release(args.release)
         return
     if args.nbgrader:
+        for solution in nbtools.lessons_in(ROOT / "solutions"):
+            try:  # before anything is written: a misspelt marker would hand an answer out, locked
+                nbtools.check_exercises(nbtools.read(solution), solution.name)
+            except ValueError as error:
+                sys.exit(f"build.py: no nbgrader course written: {error}")
         new_folder(args.nbgrader, "the nbgrader course")
         names = nbgrader_course.write_course(ROOT, args.nbgrader)
         print(f"wrote the nbgrader course into {args.nbgrader}: {len(names)} assignments, "

@@ -71,9 +71,14 @@ def lessons_in(folder: Path) -> list[Path]:
     return sorted(path for path in folder.glob("*.ipynb") if is_lesson(path.name))
 
 
+def solution_blocks(cell: NotebookNode) -> int:
+    """How many ``### BEGIN SOLUTION`` blocks a cell holds (a marker spelt with any number of #)."""
+    return sum(bool(BEGIN_SOLUTION.match(line)) for line in cell.source.splitlines())
+
+
 def has_solution(cell: NotebookNode) -> bool:
     """Whether a cell holds a ``### BEGIN SOLUTION`` block."""
-    return any(BEGIN_SOLUTION.match(line) for line in cell.source.splitlines())
+    return solution_blocks(cell) > 0
 
 
 def _replace_blocks(
@@ -188,6 +193,7 @@ def check_exercises(solution: NotebookNode, name: str) -> None:
         if section not in answered:
             raise ValueError(f"{name}: {section[1]} has no ### BEGIN SOLUTION block: its answer would be "
                              "handed out")
+    make_exercise(solution, name)  # a block left open, or closed twice, is refused there by name
 
 
 def make_exercise(solution: NotebookNode, name: str = "notebook") -> NotebookNode:
@@ -201,9 +207,8 @@ def make_exercise(solution: NotebookNode, name: str = "notebook") -> NotebookNod
             number = Exercise(headings[index][1]).number if headings[index] else None  # None: outside them
             answer = has_solution(cell)
             if answer:
-                blanks = sum(bool(BEGIN_SOLUTION.match(line)) for line in cell.source.splitlines())
                 answers += 1
-                cell.metadata[COURSE_KEY] = {"blanks": blanks, "answer": answers}
+                cell.metadata[COURSE_KEY] = {"blanks": solution_blocks(cell), "answer": answers}
             cell.source = clear_solutions(cell.source, code_stub(number), where)
             cell.source = drop_hidden_tests(cell.source, where)
             cell.outputs = []

@@ -36,7 +36,7 @@ import numpy as np
 from tinyad.validation import as_real, check_setting, type_name
 from tinyad.graph import is_node
 from tinyad.tensor.backend import (
-    NUMPY, all_finite, describe, dtype_name, in_torch_graph, is_array, namespace, same_device, to_numpy,
+    NUMPY, all_finite, describe, dtype_name, is_array, namespace, refuse_torch_graph, same_device, to_numpy,
 )
 
 
@@ -77,7 +77,8 @@ class Optimizer:
         # A setting under another library's name, or misspelt, would be stored and never read: a
         # schedule's opt.learning_rate = 0.01 would change nothing. (An optimiser of one's own,
         # a subclass written elsewhere, keeps any attribute it sets.)
-        known = name in ("params", "state") or name.startswith("_") or hasattr(type(self), name)
+        known = (name in ("params", "state") or name.startswith("_") or name in self.__dict__
+                 or isinstance(getattr(type(self), name, None), (Setting, property)))
         if not known and type(self).__module__ == __name__:
             raise _no_such_setting(self, name)
         super().__setattr__(name, value)
@@ -246,7 +247,7 @@ def _no_such_setting(optimiser: Optimizer, name: str) -> AttributeError:
     kind = type(optimiser)
     settings = sorted(n for n in dir(kind) if isinstance(getattr(kind, n), (Setting, property)) and n != "param_groups")
     asked = name.lower()  # opt.LR is lr too
-    close = ["lr"] if asked == "learning_rate" else difflib.get_close_matches(asked, settings, n=1, cutoff=0.75)
+    close = ["lr"] if asked == "learning_rate" else difflib.get_close_matches(asked, settings, n=1, cutoff=0.8)
     return AttributeError(
         f"{kind.__name__} has no setting {name!r}: set so, it would change nothing"
         + (f"; the setting is {close[0]!r}" if close else "") + f" (its settings: {', '.join(settings)})"
@@ -359,11 +360,7 @@ def _check_grad(k: int, p: Any) -> None:
         return
     if not _is_real(g):  # a list or a string would fail later, in the library's words
         _not_real(k, g)
-    if in_torch_graph(g):  # the update would join PyTorch's graph
-        raise TypeError(
-            f"parameter {k}'s gradient is a {type_name(g)} that requires grad, set by hand (p.grad = "
-            "...): the update would record it in PyTorch's own graph. Set grad.detach()"
-        )
+    refuse_torch_graph(g, f"p.grad = ... (parameter {k})", "the update")
     xp = namespace(g) if is_array(g) else NUMPY
     if is_array(g) and is_array(data):
         own = namespace(data)
@@ -382,6 +379,9 @@ def _check_grad(k: int, p: Any) -> None:
                 "shape and dtype, in its library"
             )
         _check_dtype(k, g, data)
+    elif type(data) is not float:  # neither an array nor a Value's number: .data set by hand
+        raise TypeError(f"parameter {k}'s data is a {type_name(data)} ({data!r:.60}), set by hand (p.data = ...): "
+                        "a Tensor's data is an array of float32 or float64, a Value's a float")
     elif not isinstance(g, (int, float)):  # a Value's number
         raise TypeError(
             f"parameter {k} is a Value, but its gradient is a {type_name(g)} ({g!r:.60}): a Value's "

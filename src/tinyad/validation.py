@@ -203,3 +203,9 @@ def instead_of_numpy(kind: type, name: str, node: str) -> str:
     if needed and hasattr(kind, needed):
         return words.format(node)
     return f"its own ops ({node}.exp(), {node}.tanh(), {node} ** 2)"
+
+
+def no_call(module: Any) -> TypeError:
+    """The error for a module, of either engine, that defines no ``__call__`` (its output)."""
+    return TypeError(f"{type(module).__name__} must define __call__(self, x), which computes its output "
+                     "(a PyTorch module's forward(self, x) is __call__ here)")

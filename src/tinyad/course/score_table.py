@@ -216,7 +216,8 @@ class Exercise:
     def added(self) -> list:
         """The code cells, with code in them, that the learner added to the exercise: not a part of
         an answer cell JupyterLab split, nor a copy of a check cell (each has the metadata of the
-        cell it came from). None where the notebook did not record the cells it was handed out with."""
+        cell it came from). None are found where the notebook did not record the cells it was handed
+        out with."""
         if self.given is None:
             return []
         return [cell for cell in self.cells

@@ -10,7 +10,7 @@ import math
 import random
 from typing import Sequence, Union
 
-from tinyad.validation import check_count, check_flag, check_seed, layer_sizes
+from tinyad.validation import check_count, check_flag, check_seed, layer_sizes, no_call
 from tinyad.scalar.value import Value
 
 Input = Sequence[Union[Value, float]]
@@ -50,8 +50,7 @@ class Module:
 
     def __call__(self, *args: object) -> object:
         """A module's output: each subclass computes it here (PyTorch's modules, in ``forward``)."""
-        raise TypeError(f"{type(self).__name__} must define __call__(self, x), which computes its output "
-                        "(a PyTorch module's forward(self, x) is __call__ here)")
+        raise no_call(self)
 
 
 class Neuron(Module):

@@ -205,14 +205,23 @@ class Value:
     def __truediv__(self, other: Value | Number) -> Value:
         # An op of its own, not a * b**-1: 3 / 10 is then 0.3, as in Python, not 0.30000000000000004,
         # and a quotient that fits a float is computed even where 1 / b would not (1e-100 / 1e-310).
-        divisor = other if isinstance(other, Value) else Value(other)
-        if divisor.data == 0.0:
+        # A number divisor is kept with the node, as **'s exponent is: a constant leaf would take
+        # the gradient -out / b, which may overflow where no one asked for it.
+        if not isinstance(other, Value):
+            divisor = as_float(other)
+            if divisor == 0.0:
+                raise ZeroDivisionError(f"{self!r} / {other!r}: the divisor is zero")
+            return Value(self.data / divisor, "", (self,), f"/{divisor:g}", Value.div_backward, divisor)
+        if other.data == 0.0:
             raise ZeroDivisionError(f"{self!r} / {other!r}: the divisor is zero")
-        return Value(self.data / divisor.data, "", (self, divisor), "/", Value.div_backward)
+        return Value(self.data / other.data, "", (self, other), "/", Value.div_backward)
 
     @staticmethod
     def div_backward(out: Value) -> None:
         a, b = out.first, out.second
+        if b is None:  # a number divisor, kept in saved
+            a.grad += out.grad / out.saved
+            return
         a.grad += out.grad / b.data  # d(a / b)/da = 1 / b
         b.grad -= divisor_slope(out.grad, out.data, b.data)  # d(a / b)/db = -a / b**2 = -out / b
 
@@ -423,7 +432,9 @@ def op_error(op: str, parents: tuple[Value, ...], backward_rule: Rule | None) ->
         )
     if len(parents) > 2:
         return ValueError(f"a Value has one parent or two, got {len(parents)} for op {op!r}")
-    if len(parents) == 1:
+    if len(parents) == 1 and op.startswith("/"):  # a number divisor, kept in the op's name: "/4"
+        operation = f"{parents[0].data:.6g} / {op[1:]}"
+    elif len(parents) == 1:
         operation = f"{op}({parents[0].data:.6g})"
     else:
         operation = f" {op} ".join(f"{p.data:.6g}" for p in parents)
@@ -492,17 +503,19 @@ def divisor_slope(g: float, out: float, b: float) -> float:
     first = g * ratio
     if isfinite(first) and (abs(ratio) >= sys.float_info.min or g == 0.0 or out == 0.0):
         return first
-    return (g / b) * out
+    second = (g / b) * out
+    return second if isfinite(second) else first
 
 
 def refuse_rebinding(v: Value, other: object, op: str) -> None:
     """A TypeError for ``p -= number`` (and ``+= *= /=``) on a leaf: it would bind the name to a new
-    node and leave the leaf's number, a parameter's, as it was."""
-    if v.first is None and not isinstance(other, Value):
+    node and leave the leaf's number, a parameter's, as it was. Anything else on the right goes on
+    to the op, and its own words."""
+    if v.first is None and isinstance(other, numbers.Real):
         raise TypeError(
-            f"p {op} <a number> on a Value that is a leaf (a parameter, say) makes a new Value and "
+            f"v {op} <a number> on a Value that is a leaf (a parameter, say) makes a new Value and "
             f"leaves the leaf's number as it was: to change its number, as an update does, write "
-            f"p.data {op} ... (lr * p.grad is a number); for a new node, p = p {op[0]} ..."
+            f"v.data {op} ... (lr * v.grad is a number); for a new node, v = v {op[0]} ..."
         )
 
 

@@ -55,7 +55,15 @@ def namespace(array: Any) -> ModuleType:
 def in_torch_graph(x: Any) -> bool:
     """Whether ``x`` is a PyTorch tensor that requires grad: every op tinyad computed with it would
     be recorded in PyTorch's own graph too (and such a tensor will not print through NumPy)."""
-    return getattr(x, "requires_grad", False) is True
+    return array_api_compat.is_torch_array(x) and x.requires_grad
+
+
+def refuse_torch_graph(x: Any, who: str, recorded: str) -> None:
+    """A TypeError, where ``who`` (``"Tensor()"``, ``"backward(grad=...)"``) got a PyTorch tensor
+    that requires grad: PyTorch would record ``recorded`` in a graph of its own."""
+    if in_torch_graph(x):
+        raise TypeError(f"{who} got a {type_name(x)} that requires grad: PyTorch would record {recorded} in a "
+                        "graph of its own. Pass it .detach()")
 
 
 def is_array(x: Any) -> bool:
@@ -111,18 +119,21 @@ def cannot_combine(a: Any, xp_a: ModuleType, b: Any, xp_b: ModuleType, op: str) 
 
 
 
+def share_place(a: Any, b: Any) -> bool:
+    """Whether Tensors ``a`` and ``b`` hold arrays of one library on one device (NumPy's all live on
+    the CPU: no device to ask for, and every op of a NumPy step asks)."""
+    return a.xp is b.xp and (a.xp is NUMPY or same_device(a.data, b.data, a.xp))
+
+
 def same_place(op: str, *tensors: Any) -> None:
     """A TypeError naming both, unless ``tensors`` (Tensors: each holds ``data`` and its namespace
     ``xp``) hold arrays of one library on one device; a TypeError naming the argument, if one is
     not a Tensor at all (a layer given a weight's ``.data``)."""
     try:
         first = tensors[0]
-        xp = first.xp
         for t in tensors[1:]:
-            # NumPy's arrays all live on the CPU: no device to ask for (every op of a NumPy step
-            # comes here, so the question is skipped where its answer is known).
-            if t.xp is not xp or (xp is not NUMPY and not same_device(t.data, first.data, xp)):
-                raise cannot_combine(first.data, xp, t.data, t.xp, op)
+            if not share_place(first, t):
+                raise cannot_combine(first.data, first.xp, t.data, t.xp, op)
     except AttributeError:  # asked only once an argument has no namespace: every op comes here
         not_tensors = [k for k, t in enumerate(tensors) if not hasattr(t, "xp")]
         if not not_tensors:

@@ -140,7 +140,14 @@ def divisor_slope(xp: Any, g: Any, out: Any, b: Any) -> Any:
     lost = ~xp.isfinite(first) | (below & (g != 0))
     if not xp.any(lost):
         return first
-    return xp.where(lost, (g / b) * out, first)
+    with errstate(over="ignore", under="ignore", invalid="ignore"):  # kept only where it is finite
+        second = (g / b) * out
+    grad = xp.where(lost & xp.isfinite(second), second, first)
+    if not xp.all(xp.isfinite(grad)):  # beyond the floats in either order: named, as ** does
+        raise OverflowError(f"the gradient through / to the divisor overflows {dtype_name(grad.dtype)} at "
+                            f"{int(xp.count_nonzero(~xp.isfinite(grad)))} entries (out.grad * out / b, in either "
+                            "order)")
+    return grad
 
 
 # -- base ** exponent ---------------------------------------------------------

@@ -39,7 +39,7 @@ import warnings
 from typing import Callable
 
 from tinyad.tensor import grad_mode
-from tinyad.tensor.backend import describe, same_device
+from tinyad.tensor.backend import describe, share_place
 from tinyad.tensor.tensor import Tensor
 from tinyad.validation import check_function, type_name
 
@@ -117,7 +117,7 @@ def _refuse_another_place(tensors: tuple[Tensor, ...], result: Tensor) -> None:
     if not tensors:
         return
     first = tensors[0]
-    if result.xp is not first.xp or not same_device(result.data, first.data, first.xp):
+    if not share_place(first, result):
         where = result.xp is first.xp
         raise TypeError(
             f"checkpoint: fn returned {describe(result.data, result.xp, where)} from inputs held in "

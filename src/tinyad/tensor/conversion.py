@@ -18,7 +18,7 @@ import numpy as np
 from tinyad import graph
 from tinyad.validation import as_real, type_name
 from tinyad.tensor.backend import (
-    NUMPY, all_finite, dtype_name, float_dtype, in_torch_graph, is_array, namespace, to_numpy,
+    NUMPY, all_finite, dtype_name, float_dtype, is_array, namespace, refuse_torch_graph, to_numpy,
 )
 
 FLOAT_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
@@ -83,12 +83,8 @@ def as_float_array(data: Any, dtype: Any = None) -> Any:
 def library_array(array: Any, dtype: Any = None) -> Any:
     """An array of a library other than NumPy as a finite float32/float64 array of that library,
     on its own device: the same checks and conversions as ``as_float_array``'s, in its namespace."""
-    if in_torch_graph(array):
-        raise TypeError(
-            f"Tensor() got a {type_name(array)} that requires grad: PyTorch would record a graph of its "
-            "own of every op tinyad computes with it. Pass t.detach(), and requires_grad=True to "
-            "tinyad's Tensor for a gradient"
-        )
+    refuse_torch_graph(array, "Tensor()", "every op tinyad computes with it (requires_grad=True to tinyad's "
+                       "Tensor gives a gradient)")
     xp = namespace(array)
     if xp.isdtype(array.dtype, ("bool", "integral")):
         target = float_dtype(dtype or "float64", xp)

@@ -16,7 +16,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from tinyad.validation import check_count, check_seed, layer_sizes, type_name
+from tinyad.validation import check_count, check_seed, layer_sizes, no_call, type_name
 from tinyad.tensor import functional as F
 from tinyad.tensor.backend import NUMPY, library
 from tinyad.tensor.tensor import Tensor, constant
@@ -70,8 +70,7 @@ class Module:
 
     def __call__(self, *args: Any) -> Tensor:
         """A module's output: each subclass computes it here (PyTorch's modules, in ``forward``)."""
-        raise TypeError(f"{type(self).__name__} must define __call__(self, x), which computes its output "
-                        "(a PyTorch module's forward(self, x) is __call__ here)")
+        raise no_call(self)
 
 
 class Linear(Module):

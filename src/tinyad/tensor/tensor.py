@@ -88,7 +88,7 @@ from tinyad.tensor import binary, elementwise, grad_mode, reductions, shapes
 from tinyad.tensor.conversion import as_float_array, kind_of_list, too_large
 from tinyad.tensor.backend import (
     NUMPY, all_finite, cannot_combine, describe, device, dtype_name, in_torch_graph, is_array, library,
-    namespace, same_device, to_numpy,
+    namespace, refuse_torch_graph, same_device, to_numpy,
 )
 
 ArrayLike = Union["Tensor", np.ndarray, float, int, Sequence]
@@ -148,7 +148,9 @@ class Tensor:
         if type(data) is np.ndarray:
             self.xp = NUMPY
         else:
-            if isinstance(data, Tensor):  # an op met a Tensor's .data set by hand to a Tensor
+            # Not an array of NumPy's: another library's, a NumPy scalar (a 0-d op's result), or what
+            # an op made of a .data set by hand (a Tensor, a list joined to a list, a float).
+            if isinstance(data, Tensor) or (parents and parents[0].xp is NUMPY and not isinstance(data, np.generic)):
                 for parent in parents:
                     _check_data_set_by_hand(parent)
             self.xp = parents[0].xp if parents else namespace(data)
@@ -186,7 +188,7 @@ class Tensor:
 
     @property
     def size(self) -> int:
-        return math.prod(self.data.shape)
+        return math.prod(self.shape)
 
     @property
     def dtype(self) -> Any:
@@ -301,7 +303,7 @@ class Tensor:
         name = getattr(func, "__name__", "")
         where = getattr(func, "__module__", None) or "torch"
         instead = instead_of_numpy(Tensor, name, "t").replace("np.", f"{where}.")
-        raise _numpy_refused(f"{where}.{name} of a Tensor", instead, library="PyTorch")
+        raise _numpy_refused(f"{where}.{name} of a Tensor", instead, by="PyTorch")
 
     def __format__(self, spec: str) -> str:
         """``f"{loss:.4f}"`` formats a one-element tensor's number; ``f"{t}"`` is the repr."""
@@ -624,7 +626,7 @@ class Tensor:
             # used at every step of an RNN takes T gradients, and a new array for each sum costs
             # an allocation and a pass over fresh memory (benchmarks/README.md, Array engine).
             own = self.grad
-            if type(own) is not type(data) or own.shape != data.shape or own.dtype != data.dtype:
+            if not is_array(own) or isinstance(own, np.generic) or own.shape != data.shape or own.dtype != data.dtype:
                 raise _gradient_set_by_hand(own, self)  # p.grad = ... : the sum would take its shape
             if self.xp is not NUMPY and _not_writable_here(own, self):
                 raise _gradient_set_by_hand(own, self)
@@ -707,11 +709,11 @@ for _name, _instead in INSTEAD_OF_METHODS.items():
     setattr(Tensor, _name, _method_instead(_name, _instead))
 
 
-def _numpy_refused(what: str, instead: str, library: str = "NumPy") -> TypeError:
+def _numpy_refused(what: str, instead: str, by: str = "NumPy") -> TypeError:
     """The error for NumPy (or PyTorch) given a Tensor where it would compute with its array and drop
     its graph."""
     return numpy_refused("Tensor", what, instead, "t.data for the array, t.item() for one number, both constants",
-                         library)
+                         by)
 
 
 def _check_data_set_by_hand(t: Tensor) -> None:
@@ -727,7 +729,7 @@ def _check_data_set_by_hand(t: Tensor) -> None:
         return
     elif not is_array(data) or isinstance(data, np.generic):
         what = f"a {type_name(data)} ({data!r:.40})"
-    elif not namespace(data).isdtype(data.dtype, "real floating"):
+    elif dtype_name(data.dtype) not in ("float32", "float64"):
         what = f"an array of {dtype_name(data.dtype)}"
     else:
         return
@@ -769,7 +771,7 @@ def _gradient_set_by_hand(own: Any, node: Tensor) -> TypeError:
         what = f"a {type_name(own)} ({own!r:.40})"
     if in_torch_graph(own):
         what += " that requires grad (in PyTorch's own graph: set grad.detach())"
-    elif is_array(own) and node.xp is not NUMPY and not same_device(own, node.data, node.xp):
+    elif is_array(own) and namespace(own) is node.xp is not NUMPY and not same_device(own, node.data, node.xp):
         what += f" on {device(own, node.xp)}, where the tensor is on {node.device}"
     return TypeError(
         f"a tensor of shape {node.shape} and dtype {dtype_name(node.dtype)} ({describe(node.data, node.xp)}) "
@@ -857,11 +859,7 @@ def _seed(grad: ArrayLike, out: Tensor) -> Any:
     if isinstance(given, (str, bytes, bool, np.bool_)):  # NumPy would read "1" and True as 1.0
         raise TypeError(f"backward(grad=...) needs an array of numbers, got {type_name(given)} {given!r:.40}")
     xp = out.xp
-    if in_torch_graph(given):
-        raise TypeError(
-            f"backward(grad=...) got a {type_name(given)} that requires grad: PyTorch would record a "
-            "graph of its own of every gradient tinyad computes from it. Pass grad.detach()"
-        )
+    refuse_torch_graph(given, "backward(grad=...)", "every gradient tinyad computes from it")
     if is_array(given) and not isinstance(given, numbers.Real):
         own = namespace(given)
         if own is not xp or not same_device(given, out.data, xp):

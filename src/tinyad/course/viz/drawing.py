@@ -203,16 +203,16 @@ def draw(root: Any, max_nodes: int = MAX_NODES, fills: Mapping[Any, str] | None 
     fills, grads, names = fills or {}, grads or {}, names or {}
     tall = _add_graph(graphviz.Digraph(graph_attr={"rankdir": "TB"}, node_attr=NODE_STYLE), order, kept,
                       fills, grads, names)
-    released = bool(root.op) and not root.parents  # an op's output whose backward let go of its graph
-    if released:
+    if _released(root):
         summary += "; backward() released the graph behind it (retain_graph=True keeps it)"
-    drawing = _add_graph(Drawing(summary, tall, graph_attr={"rankdir": "LR"}, node_attr=NODE_STYLE),
-                         order, kept, fills, grads, names)
-    if released:
-        for dot in (drawing, tall):
-            dot.node("released", f"the graph behind this {root.op!r} node was released by backward(); "
-                     "draw it before backward, or call backward(retain_graph=True)", shape="note")
-    return drawing
+    return _add_graph(Drawing(summary, tall, graph_attr={"rankdir": "LR"}, node_attr=NODE_STYLE),
+                      order, kept, fills, grads, names)
+
+
+def _released(node: Any) -> bool:
+    """Whether ``node`` is an op's output whose parents backward let go of (a Tensor's, after a walk
+    without ``retain_graph``): it keeps its op and a rule, but no parents. A leaf has no rule."""
+    return bool(getattr(node, "op", "")) and not node.parents and node.backward_rule is not None
 
 
 def _count(n: int, thing: str) -> str:
@@ -261,8 +261,10 @@ def _add_graph(dot: graphviz.Digraph, order: list, kept: set[int], fills: Mappin
         name = getattr(node, "label", "") or (names[node] if node in names else "")
         dot.node(f"v{k}", _record(node, grad, flipped, name), shape="record", **colour)
         if not node.parents:
-            if getattr(node, "op", "") and k < len(order) - 1:  # an op's output whose inputs backward let go
-                dot.node(f"v{k}_op", graphviz.escape(f"{node.op}: released by backward()"), shape="note")
+            if _released(node):
+                dot.node(f"v{k}_op", graphviz.escape(f"{node.op}: its inputs were released by backward(); draw "
+                                                     "before backward, or call backward(retain_graph=True)"),
+                         shape="note")
                 dot.edge(f"v{k}_op", f"v{k}", style="dashed")
             continue
         op_name = f"v{k}_op"

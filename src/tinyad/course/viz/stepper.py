@@ -23,7 +23,7 @@ import ipywidgets as widgets
 
 from tinyad import graph
 from tinyad.course.viz.drawing import MAX_NODES, NO_PICTURE, Drawing, draw, sorted_nodes, without_picture
-from tinyad.scalar.value import check_gradients
+from tinyad.scalar.value import check_finite, check_gradients
 from tinyad.validation import check_count
 
 CURRENT_COLOUR = "gold"  # the node whose turn it is in this step
@@ -184,18 +184,18 @@ class BackwardStepper:
                 message = f"{self._name(k)} ({node.op}) added {added}"
             steps.append(Step(k, grads, message))
 
-        walk = graph.walk(self.root, 1.0)
         try:
             for node in order:
                 node.zero_grad()
-            for node in walk:
+            for node in graph.walk(self.root, 1.0):
                 snapshot(node)
+            check_finite([node for node in order if not node.parents])  # as backward() refuses an overflow
         except Exception as error:  # a rule that raised: say whose (Python 3.11's notes; 3.10 has none)
-            k = len(steps) - 1  # the walk's turns so far, in reverse order: the next one's rule raised
-            if k < len(order) and hasattr(error, "add_note"):
-                turn = len(order) - 1 - k
+            k = len(steps)  # the step whose turn it was: step 0 is the seed, step 1 the root's rule
+            if k <= len(order) and hasattr(error, "add_note"):
+                turn = len(order) - k
                 error.add_note(f"BackwardStepper: raised by the backward rule of {self._name(turn)} "
-                               f"({order[turn].op}), after {k} steps of the walk")
+                               f"({order[turn].op}), at step {k} of the walk")
             raise
         finally:
             for node, grad in zip(order, saved):  # put the graph's own gradients back
