@@ -15,6 +15,7 @@ import pytest
 from tinyad import Tensor, Value, checkpoint, gradcheck, no_grad
 from op_families import MASK_BESIDE_NONES  # tests/op_families.py
 from tinyad.tensor import Tensor as TensorFromPackage
+from tinyad.tensor import nn
 
 # -- construction -------------------------------------------------------------------
 
@@ -1148,6 +1149,13 @@ def test_data_set_by_hand_to_what_a_tensor_does_not_hold_is_named_where_it_shows
         with pytest.raises(TypeError, match=r"to a Tensor \(p\.data = p - lr \* p\.grad makes one: write "
                                             r"p\.data -= lr \* p\.grad\)"):
             use(p)
+    layer = nn.Linear(3, 2)  # a layer's bias reset by hand to a list of zeros: it was 'list' has no 'shape'
+    for name in ("W", "b"):
+        kept = getattr(layer, name).data
+        getattr(layer, name).data = kept.tolist()
+        with pytest.raises(TypeError, match=r"set by hand \(t\.data = \.\.\.\) to a list"):
+            layer(Tensor(np.ones((4, 3))))
+        getattr(layer, name).data = kept
 
 
 def test_pytorch_s_methods_and_int_of_a_tensor_say_what_to_write():

@@ -438,7 +438,7 @@ def linear(x: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     if bias is None:
         return x.new_node(x.data @ weight.data, parents=parents, op="linear",
                           backward_rule=linear_backward)
-    if len(bias.data.shape) != 1 or bias.data.shape[0] != w_shape[1]:
+    if len(bias.shape) != 1 or bias.shape[0] != w_shape[1]:  # shape names a .data set by hand
         raise ValueError(f"linear needs a bias of shape ({weight.shape[1]},), got {bias.shape}")
     # One expression: NumPy adds the bias into the product's own array (a temporary nothing
     # else holds) where the array is large enough to be worth it.
