@@ -6,40 +6,62 @@ MUTANTS = {
         # rule (`da = ...` and three guarded accumulates).
         "wrong": {
             "built from the primitive ops": [
-                ("    a = x.data @ w.data + b.data\n    return x.new_node(np.maximum(a, 0, out=a), "
+                ("    a = x.data @ w.data + b.data\n    return x.new_node(x.xp.maximum(a, 0.0), "
                  "parents=(x, w, b), op=\"linear_relu\",\n                      "
                  "backward_rule=linear_relu_backward)",
                  "    return (x @ w + b).relu()"),
             ],
             "the pre-activation saved for the rule": [
-                ("    return x.new_node(np.maximum(a, 0, out=a), parents=(x, w, b), op=\"linear_relu\",\n"
+                ("    return x.new_node(x.xp.maximum(a, 0.0), parents=(x, w, b), op=\"linear_relu\",\n"
                  "                      backward_rule=linear_relu_backward)",
-                 "    return x.new_node(np.maximum(a, 0), parents=(x, w, b), op=\"linear_relu\",\n"
+                 "    return x.new_node(x.xp.maximum(a, 0.0), parents=(x, w, b), op=\"linear_relu\",\n"
                  "                      backward_rule=linear_relu_backward, saved=a)"),
-                ("da = out.grad * (out.data > 0)", "da = out.grad * (out.saved > 0)"),
+                ("da = out.grad * xp.astype(out.data > 0, out.dtype)", "da = out.grad * (out.saved > 0)"),
             ],
             "relu's mask saved for the rule": [
-                ("    return x.new_node(np.maximum(a, 0, out=a), parents=(x, w, b), op=\"linear_relu\",\n"
+                ("    return x.new_node(x.xp.maximum(a, 0.0), parents=(x, w, b), op=\"linear_relu\",\n"
                  "                      backward_rule=linear_relu_backward)",
-                 "    return x.new_node(np.maximum(a, 0), parents=(x, w, b), op=\"linear_relu\",\n"
+                 "    return x.new_node(x.xp.maximum(a, 0.0), parents=(x, w, b), op=\"linear_relu\",\n"
                  "                      backward_rule=linear_relu_backward, saved=a > 0)"),
-                ("da = out.grad * (out.data > 0)", "da = out.grad * out.saved"),
+                ("da = out.grad * xp.astype(out.data > 0, out.dtype)", "da = out.grad * out.saved"),
+            ],
+            "the pre-activation kept in a dict in saved": [
+                ("    return x.new_node(x.xp.maximum(a, 0.0), parents=(x, w, b), op=\"linear_relu\",\n"
+                 "                      backward_rule=linear_relu_backward)",
+                 "    return x.new_node(x.xp.maximum(a, 0.0), parents=(x, w, b), op=\"linear_relu\",\n"
+                 "                      backward_rule=linear_relu_backward, saved={\"pre\": a})"),
+                ("da = out.grad * xp.astype(out.data > 0, out.dtype)", "da = out.grad * (out.saved[\"pre\"] > 0)"),
+            ],
+            "the pre-activation kept in the rule's closure, as micrograd keeps its values": [
+                ("    return x.new_node(x.xp.maximum(a, 0.0), parents=(x, w, b), op=\"linear_relu\",\n"
+                 "                      backward_rule=linear_relu_backward)",
+                 "    def rule(out):\n"
+                 "        da = out.grad * (a > 0)\n"
+                 "        x.accumulate(da @ w.data.T)\n"
+                 "        w.accumulate(x.data.T @ da)\n"
+                 "        b.accumulate(da.sum(axis=0))\n"
+                 "    return x.new_node(x.xp.maximum(a, 0.0), parents=(x, w, b), op=\"linear_relu\",\n"
+                 "                      backward_rule=rule)"),
+            ],
+            "the output overwritten to make the mask": [
+                ("da = out.grad * xp.astype(out.data > 0, out.dtype)",
+                 "mask = out.data\n    mask[mask > 0] = 1.0\n    da = out.grad * mask"),
             ],
             "gradients set, not added": [("x.accumulate(da @ w.data.T)", "x.grad = da @ w.data.T"),
                                          ("w.accumulate(x.data.T @ da)", "w.grad = x.data.T @ da"),
-                                         ("b.accumulate(da.sum(axis=0))", "b.grad = da.sum(axis=0)")],
-            "out.grad changed in place": [("da = out.grad * (out.data > 0)",
+                                         ("b.accumulate(xp.sum(da, axis=0))", "b.grad = da.sum(axis=0)")],
+            "out.grad changed in place": [("da = out.grad * xp.astype(out.data > 0, out.dtype)",
                                            "da = out.grad\n    da[out.data <= 0] = 0")],
-            "no relu in backward": [("da = out.grad * (out.data > 0)", "da = out.grad")],
-            "the mask >= 0, true everywhere": [("da = out.grad * (out.data > 0)", "da = out.grad * (out.data >= 0)")],
-            "the bias's gradient not summed over the batch": [("b.accumulate(da.sum(axis=0))", "b.accumulate(da)")],
+            "no relu in backward": [("da = out.grad * xp.astype(out.data > 0, out.dtype)", "da = out.grad")],
+            "the mask >= 0, true everywhere": [("da = out.grad * xp.astype(out.data > 0, out.dtype)", "da = out.grad * (out.data >= 0)")],
+            "the bias's gradient not summed over the batch": [("b.accumulate(xp.sum(da, axis=0))", "b.accumulate(da)")],
             "the bias's gradient summed over the wrong axis": [
-                ("b.accumulate(da.sum(axis=0))", "b.accumulate(da.sum(axis=1)[:3])")],
+                ("b.accumulate(xp.sum(da, axis=0))", "b.accumulate(da.sum(axis=1)[:3])")],
             "w's gradient without the transpose": [("w.accumulate(x.data.T @ da)", "w.accumulate(x.data @ da.T)")],
             "the gradients returned, as a PyTorch Function's backward does": [
                 ("    if x.requires_grad:\n        x.accumulate(da @ w.data.T)\n"
                  "    if w.requires_grad:\n        w.accumulate(x.data.T @ da)\n"
-                 "    if b.requires_grad:\n        b.accumulate(da.sum(axis=0))",
+                 "    if b.requires_grad:\n        b.accumulate(xp.sum(da, axis=0))",
                  "    return da @ w.data.T, x.data.T @ da, da.sum(axis=0)"),
             ],
             "a Tensor in the rule, w.T for w.data.T": [("x.accumulate(da @ w.data.T)", "x.accumulate(da @ w.T)")],
@@ -49,20 +71,20 @@ MUTANTS = {
                  "    x.accumulate(da @ w.data.T)"),
             ],
             "relu forgotten in forward": [
-                ("np.maximum(a, 0, out=a)", "a"),
-                ("da = out.grad * (out.data > 0)", "da = out.grad"),
+                ("x.xp.maximum(a, 0.0)", "a"),
+                ("da = out.grad * xp.astype(out.data > 0, out.dtype)", "da = out.grad"),
             ],
         },
         "right": [
-            ("    a = x.data @ w.data + b.data\n    return x.new_node(np.maximum(a, 0, out=a), "
+            ("    a = x.data @ w.data + b.data\n    return x.new_node(x.xp.maximum(a, 0.0), "
              "parents=(x, w, b), op=\"linear_relu\",\n                      "
              "backward_rule=linear_relu_backward)",
              "    pre = x.data @ w.data + b.data\n"
              "    return Tensor(np.where(pre > 0, pre, 0.0), parents=(x, w, b), op=\"linear_relu\",\n"
              "                  backward_rule=linear_relu_backward)"),
-            ("    da = out.grad * (out.data > 0)\n",
+            ("    da = out.grad * xp.astype(out.data > 0, out.dtype)\n",
              "    da = np.where(out.data > 0, out.grad, 0.0)\n"),
-            ("b.accumulate(da.sum(axis=0))", "b.accumulate(np.ones(len(da)) @ da)"),
+            ("b.accumulate(xp.sum(da, axis=0))", "b.accumulate(np.ones(len(da)) @ da)"),
         ],
     },
     2: {  # many small ops or one large one
@@ -166,6 +188,10 @@ MUTANTS = {
                 m = xp.max(x, axis=axis, keepdims=True)
                 drop = m[:, 0] if axis in (1, -1) else m[0, :]
                 return drop + xp.log(xp.sum(xp.exp(x - m), axis=axis))
+            """,
+            "through NumPy and back, which a device NumPy cannot read refuses": """
+                xp = array_namespace(x)
+                return xp.asarray(np.logaddexp.reduce(np.asarray(x), axis=axis))
             """,
             "the result as a NumPy array": """
                 xp = array_namespace(x)
