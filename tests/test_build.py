@@ -197,7 +197,7 @@ def test_the_build_names_what_the_machine_lacks_for_the_lessons_it_builds(monkey
     monkeypatch.setattr(build.shutil, "which", lambda name: None)
     monkeypatch.setattr(build.importlib.util, "find_spec", lambda name: None)
     assert build.missing_references(["01", "02", "03", "04"]) == [
-        "the Graphviz dot program (lessons 01, 02 would store graphs as DOT text)",
+        "the Graphviz dot program (lessons 01, 02 would store graphs listed as text)",
         "torch (lesson 03 would store the cells' no-torch fallbacks)",
     ]
     # Lesson 04 neither draws nor compares with PyTorch: it was refused all the same.

@@ -157,7 +157,7 @@ def test_a_widget_drawn_without_its_kernel_fails():
 
 
 def test_a_blank_must_show_a_short_message():
-    check.check_short_message("ex", "NotImplementedError: Exercise 1 is not started: write your answer ...")
+    check.check_short_message("ex", "NotImplementedError: Exercise 1 is not started: in its answer cell, replace ...")
     with pytest.raises(check.CheckFailed, match="does not say the exercise is not started"):
         check.check_short_message("ex", "NotImplementedError: ")
     long = "\n".join(["Traceback (most recent call last)"] + [f"  line {k}" for k in range(30)]

@@ -87,8 +87,8 @@ def test_a_solution_block_becomes_the_stub_at_its_indentation():
         "def double(x):\n"
         '    """Twice x."""\n'
         "    # YOUR CODE HERE\n"
-        "    raise NotImplementedError(\"This exercise is not started: write your answer in place of "
-        "'# YOUR CODE HERE' and this line\")\n"
+        "    raise NotImplementedError(\"This exercise is not started: in its answer cell, replace the lines "
+        "'# YOUR CODE HERE' and 'raise NotImplementedError(...)' with your code\")\n"
         "\n"
         "print('defined')"
     )
@@ -104,7 +104,7 @@ def test_a_blank_names_the_exercise_it_is_in():
     exercise = nbtools.make_exercise(nb)
     assert exercise.cells[1].source.splitlines()[1].startswith('raise NotImplementedError("Exercise 3 is not')
     assert exercise.cells[3].source.splitlines()[2].startswith(
-        '    raise NotImplementedError("Exercise 12 is not started: write your answer in place of')
+        '    raise NotImplementedError("Exercise 12 is not started: in its answer cell, replace the lines')
 
 
 def test_hidden_tests_are_dropped_and_the_rest_kept():

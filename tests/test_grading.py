@@ -604,22 +604,24 @@ def test_in_a_notebook_an_error_in_the_learners_code_names_the_input_and_their_l
 def test_in_a_notebook_a_blank_names_its_exercise_and_where_to_write(notebook_errors):
     error = notebook_errors["# a blank"]
     assert error["ename"] == "NotStarted"  # a NotImplementedError: the score table's "not started"
-    assert error["evalue"] == ("Exercise 2 is not started: write your answer in place of "
-                               "'# YOUR CODE HERE' and this line")
+    # Shown in the check cell, the message reads without its line: no "this line" (it said so).
+    assert error["evalue"] == ("Exercise 2 is not started: in its answer cell, replace the lines "
+                               "'# YOUR CODE HERE' and 'raise NotImplementedError(...)' with your code")
     # The message alone: no traceback through the check or the blank.
     assert error["traceback"] == [f"NotStarted: {error['evalue']}"]
 
 
 def test_a_blank_met_by_a_check_is_shown_as_its_message_alone():
     def blank(x):
-        raise NotImplementedError("Exercise 2 is not started: write your answer in place of "
-                                  "'# YOUR CODE HERE' and this line")
+        raise NotImplementedError("Exercise 2 is not started: in its answer cell, replace the lines "
+                                  "'# YOUR CODE HERE' and 'raise NotImplementedError(...)' with your code")
 
     with pytest.raises(grading.NotStarted) as caught:
         grading.call_checked(blank, 1.0, what="f", tried="f(1.0)", hint="h")
     assert isinstance(caught.value, NotImplementedError)  # the score table's "not started"
     assert caught.value._render_traceback_() == [
-        "NotStarted: Exercise 2 is not started: write your answer in place of '# YOUR CODE HERE' and this line"]
+        "NotStarted: Exercise 2 is not started: in its answer cell, replace the lines '# YOUR CODE HERE' and "
+        "'raise NotImplementedError(...)' with your code"]
 
 
 def test_check_topo_order_names_an_entry_that_is_not_a_node():

@@ -209,9 +209,9 @@ def test_an_answer_number_edited_by_hand_still_counts_the_cells_blanks():
 
 def test_a_blank_names_its_exercise_and_is_counted_as_a_blank():
     line = score_table.blank_line("2")
-    assert line == ('raise NotImplementedError("Exercise 2 is not started: write your answer in place of '
-                    "'# YOUR CODE HERE' and this line\")")
-    with pytest.raises(NotImplementedError, match="^Exercise 2 is not started: write your answer"):
+    assert line == ('raise NotImplementedError("Exercise 2 is not started: in its answer cell, replace the lines '
+                    "'# YOUR CODE HERE' and 'raise NotImplementedError(...)' with your code\")")
+    with pytest.raises(NotImplementedError, match="^Exercise 2 is not started: in its answer cell, replace"):
         exec(line)
     two = f"def f():\n    # YOUR CODE HERE\n    {line}\n\ndef g():\n    # YOUR CODE HERE\n    {line}"
     assert score_table.blanks_in(two) == 2

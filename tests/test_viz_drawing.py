@@ -11,7 +11,8 @@ from IPython.core.formatters import DisplayFormatter
 
 from tinyad import Tensor, Value, draw, topo_sort
 from tinyad.course.viz import BackwardStepper
-from tinyad.course.viz.drawing import FIT_WIDTH, HINT_WIDTH, INSTALL_HINT, MAX_NODES, svg_size
+from tinyad.course.viz import drawing as drawing_module
+from tinyad.course.viz.drawing import FIT_WIDTH, HINT_WIDTH, INSTALL_HINT, INSTALL_HINT_AGAIN, MAX_NODES, svg_size
 
 from dot_program import needs_dot  # tests/dot_program.py
 
@@ -110,17 +111,37 @@ def test_a_newline_in_a_label_is_a_line_break():
     assert r'label="first\nsecond | data 2' in source
 
 
-def test_without_dot_the_display_is_dot_text_and_a_hint(monkeypatch, tmp_path):
+def test_without_dot_the_display_lists_the_values_under_a_hint_given_whole_once(monkeypatch, tmp_path):
+    # It was the DOT text, 83 lines of it for lesson 05's cell, with the eight-line hint above
+    # every drawing (three times in lesson 02).
     monkeypatch.setenv("PATH", str(tmp_path))  # an empty folder: no dot program
+    monkeypatch.setattr(drawing_module, "_hint_shown", False)  # a new session
     drawing = draw(seed_example())
     bundle, metadata = drawing._repr_mimebundle_()
     assert list(bundle) == ["text/plain"] and metadata == {}
-    assert bundle["text/plain"].startswith(INSTALL_HINT)
-    assert drawing.source in bundle["text/plain"]
-    assert "apt install graphviz" in INSTALL_HINT and "conda-forge" in INSTALL_HINT
-    # What a notebook does with it: no error, the text form holds the hint.
+    assert bundle["text/plain"] == f"{INSTALL_HINT}\n\n{drawing.listing}"
+    assert "apt install graphviz" in INSTALL_HINT and "restart the kernel" in INSTALL_HINT
+    assert drawing.listing.splitlines() == [
+        "tinyad drawing: the graph of y, 8 values and 4 operations",
+        "value  data     grad     made by",
+        "w1     0.5      0.7864   (an input)",
+        "x1     1        0.3932   (an input)",
+        "v2     0.5      0.7864   * of w1, x1",
+        "w2     -0.5     1.573    (an input)",
+        "x2     2        -0.3932  (an input)",
+        "v5     -1       0.7864   * of w2, x2",
+        "v6     -0.5     0.7864   + of v2, v5",
+        "y      -0.4621  1        tanh of v6",
+    ]
+    # What a notebook does with the next drawing: no error, one line of hint, the table.
     data, _ = DisplayFormatter().format(drawing)
-    assert INSTALL_HINT in data["text/plain"]
+    assert data["text/plain"] == f"{INSTALL_HINT_AGAIN}\n\n{drawing.listing}"
+    assert INSTALL_HINT.startswith(INSTALL_HINT_AGAIN)  # the browser check looks for these words
+    # A larger graph says what it left out, and where; the stepper's colours are named.
+    long = chain(100)
+    listed = draw(long, max_nodes=5, fills={long: "gold"}).listing.splitlines()
+    assert listed[-2].endswith("tanh of v99   [gold]") and listed[2].endswith("tanh of ...")
+    assert listed[-1] == "(96 values further away not listed; ... marks where they feed in)"
 
 
 def broken_at(text: str, width: int) -> list[str]:
@@ -256,14 +277,14 @@ def test_a_dot_that_runs_but_cannot_draw_falls_back_and_says_why(monkeypatch, tm
     fake.write_text('#!/bin/sh\necho "Error: something broke" >&2\nexit 1\n')
     bundle, _ = draw(a * a)._repr_mimebundle_()
     assert bundle["text/plain"].startswith("The Graphviz dot program failed to draw this graph (Error: something "
-                                           "broke); here is its DOT text:")
-    assert "digraph" in bundle["text/plain"]
+                                           "broke); here it is as text:")
+    assert "a      2     0     (an input)" in bundle["text/plain"]
     # A file named dot that cannot be run (no execute permission): a PermissionError from the display.
     fake.chmod(0o644)
     monkeypatch.setenv("PATH", str(tmp_path))
     bundle, _ = draw(a * a)._repr_mimebundle_()
     assert bundle["text/plain"].startswith("The Graphviz dot program failed to draw this graph ("), bundle
-    assert "digraph" in bundle["text/plain"]
+    assert "(an input)" in bundle["text/plain"]
 
 
 def test_a_large_graph_keeps_the_values_nearest_the_output_not_the_last_in_order():

@@ -9,7 +9,8 @@ import pytest
 
 from tinyad import Value, topo_sort
 from tinyad.course.viz import BackwardStepper, draw
-from tinyad.course.viz.drawing import INSTALL_HINT
+from tinyad.course.viz import drawing as drawing_module
+from tinyad.course.viz.drawing import INSTALL_HINT, INSTALL_HINT_AGAIN
 from tinyad.course.viz.stepper import CURRENT_COLOUR, DONE_COLOUR, STORED_TEXT
 
 from dot_program import needs_dot  # tests/dot_program.py
@@ -206,16 +207,18 @@ def test_a_stored_stepper_says_that_running_the_cell_brings_it_to_life():
     assert "application/vnd.jupyter.widget-view+json" in ui._repr_mimebundle_()
 
 
-def test_without_dot_the_widget_shows_dot_text_and_the_hint(monkeypatch, tmp_path):
+def test_without_dot_the_widget_lists_the_values_under_the_hint(monkeypatch, tmp_path):
     monkeypatch.setenv("PATH", str(tmp_path))  # an empty folder: no dot program
+    monkeypatch.setattr(drawing_module, "_hint_shown", False)  # a new session
     stepper = BackwardStepper(shared_graph())
     stepper.widget()
+    assert html.escape(INSTALL_HINT) in stepper.picture.value  # the whole hint, the first time
     for _ in range(len(stepper.steps)):
         stepper.next_button.click()
-        picture = stepper.picture.value
-        assert picture.startswith("<pre>") and html.escape(INSTALL_HINT) in picture
-        current = rf"v{stepper.current.position} \[label=[^\n]* fillcolor={CURRENT_COLOUR} "
-        assert re.search(current, html.unescape(picture))
+        picture = html.unescape(stepper.picture.value)
+        assert picture.startswith("<pre>" + INSTALL_HINT_AGAIN)
+        current = stepper._name(stepper.current.position)  # the stepper's words name the same node
+        assert re.search(rf"\n{re.escape(current)} [^\n]*\[{CURRENT_COLOUR}\]", picture), picture
     stepper.reset_button.click()
     assert stepper.label.value.startswith("step 0 of")
 

@@ -13,7 +13,7 @@ tagged ``raises-exception``) stops the build and is not overwritten.
 
 Refusals protect what is stored:
 
-- without the Graphviz ``dot`` program, a lesson that draws graphs would store them as DOT text,
+- without the Graphviz ``dot`` program, a lesson that draws graphs would store them listed as text,
   and without torch, a lesson that imports it would store its "torch is not installed"
   fallbacks; the build stops unless given ``--allow-missing``, and only where a lesson being
   built needs what is missing (``missing_references``);
@@ -191,7 +191,7 @@ def missing_references(numbers: list[str]) -> list[str]:
     missing = []
     drawing = lessons_whose_code(DRAWS) if shutil.which("dot") is None else []
     if drawing:
-        missing.append(f"the Graphviz dot program ({named(drawing)} would store graphs as DOT text)")
+        missing.append(f"the Graphviz dot program ({named(drawing)} would store graphs listed as text)")
     comparing = lessons_whose_code(IMPORTS_TORCH) if importlib.util.find_spec("torch") is None else []
     if comparing:
         missing.append(f"torch ({named(comparing)} would store the cells' no-torch fallbacks)")

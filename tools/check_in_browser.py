@@ -27,7 +27,7 @@ Selenium (``python -m pip install -e ".[browser]"``); nothing here downloads a b
    After each lesson and each exercise notebook, every kernel is shut down, so that no more
    than one runs at a time (a lesson's kernel holds 100 to 500 MB once it has run).
 4. Starts a second JupyterLab whose kernel finds no Graphviz ``dot`` program, and runs
-   lesson 01 there: every drawing shows as DOT text under the install hint, no error.
+   lesson 01 there: every drawing shows its values listed as text under the install hint, no error.
 5. Saves screenshots in DIR, stops the browser and JupyterLab (by its process id, also
    when a check fails), and exits 0, or 1 with a message saying what failed.
 """
@@ -509,7 +509,7 @@ def check_short_message(where: str, message: str) -> None:
 
 
 def check_without_dot(browser: Any, lab: Lab, path: Path, shots: Path, timeout: float) -> None:
-    """Where dot is missing: Run All gives no error, and drawings show their DOT text and the hint."""
+    """Where dot is missing: Run All gives no error, and drawings list their values under the hint."""
     name, course = path.stem, path.parent.parent
     count = open_notebook(browser, lab, path, course)
     cells = run_all(browser, name, count, timeout, stop_at_error=False)
@@ -526,7 +526,7 @@ def check_without_dot(browser: Any, lab: Lab, path: Path, shots: Path, timeout: 
     js(browser, "arguments[0].scrollIntoView({block: 'start'})", first)
     time.sleep(0.3)
     browser.save_screenshot(str(shots / f"{name}-without-dot-run.png"))
-    print(f"{name} without dot: {count} cells ran, {len(hints)} drawings show their DOT text and the hint")
+    print(f"{name} without dot: {count} cells ran, {len(hints)} drawings list their values under the hint")
 
 
 def is_error(output: dict) -> bool:

@@ -102,10 +102,11 @@ BLANK = re.compile(r'^[ \t]*raise NotImplementedError\("[^"\n]* is not started: 
 
 def blank_line(number: str | None = None) -> str:
     """The line that ends a code blank of exercise ``number``: it raises a NotImplementedError
-    that names the exercise and says where the answer goes."""
+    that names the exercise and says where the answer goes, in words that read as well in the answer
+    cell as in the check cell that meets it (which shows the message alone)."""
     exercise = f"Exercise {number}" if number else "This exercise"
-    return (f'raise NotImplementedError("{exercise} is not started: write your answer in place of '
-            f"'{STUB_COMMENT}' and this line\")")
+    return (f'raise NotImplementedError("{exercise} is not started: in its answer cell, replace the lines '
+            f"'{STUB_COMMENT}' and 'raise NotImplementedError(...)' with your code\")")
 
 
 def blanks_in(source: str) -> int:

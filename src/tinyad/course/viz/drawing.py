@@ -24,9 +24,11 @@ column) is scaled down to it; but a graph that left to right would have to shrin
 much more than top to bottom (a long chain, whose text would become unreadable) is
 laid out top to bottom instead.
 
-Without the Graphviz ``dot`` program a drawing still displays in a notebook:
-as its DOT text, under a short hint how to install Graphviz, in lines of at most
-``HINT_WIDTH`` characters, so that no notebook column breaks a word of it.
+Without the Graphviz ``dot`` program a drawing still displays in a notebook: as a
+table of the values it would draw, one line each, inputs first (``listing``), under a
+hint how to install Graphviz. The hint is shown whole once in a session and in one line
+after that, in lines of at most ``HINT_WIDTH`` characters, so that no notebook column
+breaks a word of it. The DOT text itself stays in ``.source``.
 """
 
 from __future__ import annotations
@@ -51,14 +53,17 @@ FIT_WIDTH = 800  # pixels: about a notebook column's width in JupyterLab
 # characters and breaks a longer line wherever the column ends, even inside a word.
 HINT_WIDTH = 76
 INSTALL_HINT = (
-    "Graphviz's 'dot' program was not found, so the graph is shown as DOT text.\n"
+    "Graphviz's 'dot' program was not found, so the graph is listed as text.\n"
     "To see the picture, install Graphviz itself (pip's graphviz is only the\n"
-    "Python side), with one of:\n"
+    "Python side) with one of these, then restart the kernel:\n"
     "    apt install graphviz\n"
     "    conda install -c conda-forge graphviz\n"
     "    brew install graphviz\n"
     "    winget install graphviz"
 )
+# After the first drawing of a session, one line: the whole hint again on every drawing is noise.
+INSTALL_HINT_AGAIN = "Graphviz's 'dot' program was not found, so the graph is listed as text."
+_hint_shown = False
 
 
 class Drawing(graphviz.Digraph):
@@ -69,10 +74,12 @@ class Drawing(graphviz.Digraph):
     instead when this one is too wide (see ``fitted``).
     """
 
-    def __init__(self, summary: str, top_to_bottom: graphviz.Digraph | None = None, **kwargs: Any) -> None:
+    def __init__(self, summary: str, top_to_bottom: graphviz.Digraph | None = None, listing: str = "",
+                 **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.summary = summary
         self.top_to_bottom = top_to_bottom
+        self.listing = listing or summary  # what is shown where dot gives no picture
 
     def __repr__(self) -> str:
         return f"<{self.summary}; its DOT text is in .source>"
@@ -84,7 +91,7 @@ class Drawing(graphviz.Digraph):
         try:
             picture, svg = self.fitted()
         except NO_PICTURE as error:
-            return {"text/plain": without_picture(error, self.source)}, {}
+            return {"text/plain": without_picture(error, self.listing)}, {}
         bundle = {"text/plain": repr(self), "image/svg+xml": svg}
         try:
             png = base64.b64encode(picture.pipe(format="png")).decode("ascii")
@@ -152,17 +159,20 @@ def sorted_nodes(root: Any, who: str) -> list:
         raise
 
 
-def without_picture(error: Exception, source: str) -> str:
+def without_picture(error: Exception, listing: str) -> str:
     """What is shown where ``dot`` gives no picture: why (no dot program, with how to install one;
-    or a dot that ran and failed, with the first line it said), then the graph's DOT text."""
+    or a dot that ran and failed, with the first line it said), then the graph as text."""
+    global _hint_shown
     if isinstance(error, graphviz.ExecutableNotFound):
-        return f"{INSTALL_HINT}\n\n{source}"
+        hint = INSTALL_HINT_AGAIN if _hint_shown else INSTALL_HINT
+        _hint_shown = True
+        return f"{hint}\n\n{listing}"
     said = (getattr(error, "stderr", b"") or b"")
     said = said.decode(errors="replace") if isinstance(said, bytes) else str(said)
     if isinstance(error, OSError) and error.strerror:  # a dot that cannot be run: "Permission denied: dot"
         said = f"{error.strerror}: {error.filename}"
     first = said.strip().splitlines()[0] if said.strip() else str(error)
-    return f"The Graphviz dot program failed to draw this graph ({first}); here is its DOT text:\n\n{source}"
+    return f"The Graphviz dot program failed to draw this graph ({first}); here it is as text:\n\n{listing}"
 
 
 def draw(root: Any, max_nodes: int = MAX_NODES, fills: Mapping[Any, str] | None = None,
@@ -205,7 +215,8 @@ def draw(root: Any, max_nodes: int = MAX_NODES, fills: Mapping[Any, str] | None 
                       fills, grads, names)
     if _released(root):
         summary += "; backward() released the graph behind it (retain_graph=True keeps it)"
-    return _add_graph(Drawing(summary, tall, graph_attr={"rankdir": "LR"}, node_attr=NODE_STYLE),
+    listing = f"{summary}\n{_listing(order, kept, fills, grads, names)}"
+    return _add_graph(Drawing(summary, tall, listing, graph_attr={"rankdir": "LR"}, node_attr=NODE_STYLE),
                       order, kept, fills, grads, names)
 
 
@@ -281,6 +292,37 @@ def _add_graph(dot: graphviz.Digraph, order: list, kept: set[int], fills: Mappin
                 dot.node(f"v{k}_earlier", "...", shape="plaintext")
                 dot.edge(f"v{k}_earlier", op_name, style="dashed")
     return dot
+
+
+def _listing(order: list, kept: set[int], fills: Mapping[Any, str], grads: Mapping[Any, Any],
+             names: Mapping[Any, str]) -> str:
+    """The values of ``order`` whose ids are ``kept`` as a table, one line each, inputs first: the
+    value's name (its label, a name it is given, or ``v3`` for the fourth of the order), data, grad,
+    the op that made it and from which values, and its fill colour if it has one."""
+    position = {id(node): k for k, node in enumerate(order)}
+
+    def name_of(node: Any) -> str:
+        return getattr(node, "label", "") or names.get(node, "") or f"v{position[id(node)]}"
+
+    rows = [("value", "data", "grad", "made by")]
+    for node in order:
+        if id(node) not in kept:
+            continue
+        if node.parents:
+            inputs = ", ".join(name_of(p) if id(p) in kept else "..." for p in node.parents)
+            made_by = f"{node.op or '?'} of {inputs}"
+        else:
+            made_by = f"{node.op}, its inputs released by backward()" if _released(node) else "(an input)"
+        if node in fills:
+            made_by += f"   [{fills[node]}]"
+        grad = grads[node] if node in grads else node.grad
+        rows.append((name_of(node), _show(node.data), _show(grad), made_by))
+    widths = [max(len(row[k]) for row in rows) for k in range(3)]
+    lines = ["  ".join(cell.ljust(width) for cell, width in zip(row, widths)) + "  " + row[3] for row in rows]
+    left_out = len(order) - len(kept)
+    if left_out:
+        lines.append(f"({_count(left_out, 'value')} further away not listed; ... marks where they feed in)")
+    return "\n".join(line.rstrip() for line in lines)
 
 
 def _record(node: Any, grad: Any, flipped: bool, name: str) -> str:
