@@ -310,7 +310,7 @@ def test_gradcheck_refuses_an_f_that_returns_a_leaf_from_outside(outside):
 
 
 def test_gradcheck_names_float64_copies_where_a_float32_torch_model_refuses_them():
-    torch = pytest.importorskip("torch")
+    torch = pytest.importorskip("torch", reason="PyTorch is not installed (the torch extra)")
     import array_api_compat.torch as xp
 
     from tinyad.tensor import nn

@@ -92,7 +92,7 @@ def test_check_close_refuses_nodes_and_tensors_even_inside_lists():
     for got in (Value(2.0), [Value(2.0)], (1.0, [Tensor([2.0])])):
         with pytest.raises(AssertionError, match="not a node or a tensor"):
             grading.check_close(got, [2.0] if isinstance(got, list) else 2.0, "what", "tried", HINT)
-    torch = pytest.importorskip("torch")
+    torch = pytest.importorskip("torch", reason="PyTorch is not installed (the torch extra)")
     with pytest.raises(AssertionError, match="not a node or a tensor"):
         grading.check_close([torch.tensor(2.0, dtype=torch.float64)], [2.0], "what", "tried", HINT)
 
@@ -307,7 +307,7 @@ def test_check_shape_passes_a_right_shape_from_an_array_a_tensor_or_a_tuple():
 
 def test_a_tensor_where_an_array_belongs_is_named_by_its_library():
     # A torch tensor that requires grad was a bare RuntimeError from inside the helpers.
-    torch = pytest.importorskip("torch")
+    torch = pytest.importorskip("torch", reason="PyTorch is not installed (the torch extra)")
     square = lambda x: float((x * x).sum())  # noqa: E731
     for got, named in [(torch.ones(3, requires_grad=True), "a torch Tensor"), (Tensor(np.ones(3)), "a tinyad Tensor")]:
         text = failure_of(lambda: grading.check_array_gradient(square, np.ones(3), got, "w", "t", "h"))

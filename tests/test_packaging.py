@@ -16,7 +16,7 @@ else:  # Python 3.10: the backport the test extra installs
 ROOT = Path(__file__).resolve().parent.parent
 
 # conda-forge spells a few packages differently from PyPI.
-CONDA_TO_PIP = {"python-graphviz": "graphviz"}
+CONDA_TO_PIP = {"python-graphviz": "graphviz", "matplotlib-base": "matplotlib"}
 # In environment.yml but not a pip requirement: the interpreter, pip, and the dot program.
 CONDA_ONLY = {"python", "pip", "graphviz"}
 
