@@ -67,13 +67,22 @@ def test_a_notebook_outside_the_course_layout_or_none_at_all_is_named(tmp_path, 
     # Named as x.ipynb, from its own folder, it had too few folders above it for the course's: an
     # IndexError from pathlib. A name that is no file was nbformat's FileNotFoundError.
     monkeypatch.chdir(tmp_path)
-    nbformat.write(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("1 + 1")]), tmp_path / "x.ipynb")
+    given = nbformat.v4.new_code_cell("import math", metadata={"nbgrader": {"grade_id": "setup", "locked": True}})
+    nbformat.write(nbformat.v4.new_notebook(cells=[given, nbformat.v4.new_code_cell("1 + 1")]), tmp_path / "x.ipynb")
     assert added_cells.main(["x.ipynb"]) == 1
     out = capsys.readouterr().out
-    assert "added code cell at position 1: 1 + 1" in out and "only added cells are listed" in out
+    assert "added code cell at position 2: 1 + 1" in out and "only added cells are listed" in out
     with pytest.raises(SystemExit):
         added_cells.main(["missing.ipynb"])
     assert "no such notebook: missing.ipynb" in capsys.readouterr().err
+
+
+def test_a_notebook_without_nbgrader_metadata_is_named_as_such(tmp_path, capsys):
+    # An exercise notebook from exercises/: every one of its cells was listed as added by the student.
+    shutil.copy(ROOT / "exercises" / f"{ASSIGNMENT}.ipynb", tmp_path / f"{ASSIGNMENT}.ipynb")
+    assert added_cells.main([str(tmp_path / f"{ASSIGNMENT}.ipynb")]) == 1
+    out = capsys.readouterr().out
+    assert out.count("\n") == 1 and "no cell carries nbgrader's metadata" in out and "score table" in out
 
 
 def test_a_copy_left_beside_the_solutions_is_no_assignment(tmp_path):

@@ -121,9 +121,11 @@ def test_outputs_counts_and_metadata_are_cleared_and_the_solution_untouched():
     for cell in exercise.cells:
         if cell.cell_type == "code":
             assert cell.outputs == [] and cell.execution_count is None
-    # The tags stay; the answer cell counts its blanks and is numbered (for the score table); the rest goes.
+    # The tags stay; the answer cell counts its blanks and is numbered (for the score table), any other
+    # code cell records its fingerprint (the table tells it changed); the rest goes.
     assert exercise.cells[0].metadata == {"tags": ["keep-me"], "tinyad": {"blanks": 1, "answer": 1}}
-    assert exercise.cells[1].metadata == {}
+    assert exercise.cells[1].metadata == {"tinyad": {"given": nbtools.fingerprint(exercise.cells[1].source)}}
+    assert exercise.metadata["tinyad"] == {"given": "every code cell"}
     assert exercise.metadata["language_info"] == {"name": "python"}
     assert nbformat.writes(solution) == before
 

@@ -535,6 +535,24 @@ def checks_changed() -> nbformat.NotebookNode:
     return exercise
 
 
+def grading_replaced_above_the_exercises() -> nbformat.NotebookNode:
+    exercise = small_exercise()  # not counted: the line counted the cells added to its exercises only
+    exercise.cells.insert(1, v4.new_code_cell("grading.check_close = lambda *args, **kwargs: None"))
+    return exercise
+
+
+def grading_replaced_in_the_set_up() -> nbformat.NotebookNode:
+    exercise = small_exercise()  # nothing said so: the set-up cell was handed out, and nbgrader locks it
+    exercise.cells[0].source += "\ngrading.check_close = lambda *args, **kwargs: None"
+    return exercise
+
+
+def blank_under_a_changed_check() -> nbformat.NotebookNode:
+    exercise = small_exercise()  # exercise 3: its blank left, its check made to pass (it read "in progress")
+    exercise.cells[9].source = "print('Exercise 3 passed')"
+    return exercise
+
+
 def partly_unchecked() -> nbformat.NotebookNode:
     exercise = small_exercise()  # exercise 1's check passes, but says a part of it went unchecked
     exercise.cells[3].source += "\ngrading.not_checked('the torch half: PyTorch is not installed')"
@@ -546,7 +564,11 @@ SLIPS = {"91_as_given.ipynb": small_exercise, "92_hanging.ipynb": hanging, "93_c
          "95_blank_under_a_deleted_check.ipynb": blank_under_a_deleted_check, "96_more_slips.ipynb": more_slips,
          "97_partly_unchecked.ipynb": partly_unchecked, "98_crashing.ipynb": crashing,
          "99_answer_above_its_blank.ipynb": answer_above_its_blank, "90_checks_changed.ipynb": checks_changed,
-         "89_grading_replaced.ipynb": grading_replaced}
+         "89_grading_replaced.ipynb": grading_replaced,
+         "88_grading_replaced_above_the_exercises.ipynb": grading_replaced_above_the_exercises,
+         "87_grading_replaced_in_the_set_up.ipynb": grading_replaced_in_the_set_up,
+         "86_blank_under_a_changed_check.ipynb": blank_under_a_changed_check,
+         "85_cut_short.ipynb": None}  # not a notebook: a file cut short (written below)
 
 
 @pytest.fixture(scope="module")
@@ -555,7 +577,9 @@ def slips(tmp_path_factory) -> tuple[str, dict[str, list[str]]]:
     gets 3 s, so the hanging one stops soon), and each notebook's rows of the table."""
     folder = tmp_path_factory.mktemp("slips")
     for name, make in SLIPS.items():
-        nbtools.write(make(), folder / name)
+        if make is not None:
+            nbtools.write(make(), folder / name)
+    (folder / "85_cut_short.ipynb").write_text(nbtools.dumps(small_exercise())[:2000])
     out = grade(folder, "-p", "tinyad.course.score_table", "--nbval-cell-timeout=3", *SLIPS)
     rows: dict[str, list[str]] = {}
     for line in table_of(out)[:-1]:  # the last line counts them all
@@ -564,7 +588,7 @@ def slips(tmp_path_factory) -> tuple[str, dict[str, list[str]]]:
         else:
             name = line.rsplit("  (", 1)[0]  # the notebook, then how many of its exercises passed
             rows[name] = []
-    assert list(rows) == list(SLIPS), out
+    assert list(rows) == list(SLIPS), out  # the notebook that cannot be read last
     return out, rows
 
 
@@ -646,6 +670,18 @@ def test_a_check_a_learner_changed_is_no_pass(slips):
     changed = "not checked: its check cell was changed from the one handed out: put it back as it was"
     assert rows["90_checks_changed.ipynb"][:2] == [f"  Exercise 1: right         {changed}",
                                                   f"  Exercise 2: wrong         {changed}"], out
+    # Its blank still there, the row said "in progress: its check passes", and to write the answer in place.
+    assert rows["86_blank_under_a_changed_check.ipynb"][2] == f"  Exercise 3: blank         {changed}", out
+
+
+def test_a_notebook_that_cannot_be_read_is_named_and_the_others_are_graded(slips):
+    # pytest stopped at nbval's error in collecting it: every other notebook's rows read "not run".
+    out, rows = slips
+    lines = [line for line in table_of(out) if ".ipynb  (" in line]
+    assert lines[-1].startswith("85_cut_short.ipynb  (cannot be read, so not graded: "), out
+    assert "NBFormatError" in lines[-1] or "JSON" in lines[-1] or "Unterminated" in lines[-1], out
+    assert rows["85_cut_short.ipynb"] == [] and rows["91_as_given.ipynb"] == SMALL_TABLE[:-1], out
+    assert "error during collection" not in out and "Interrupted" not in out, out
 
 
 def test_an_answer_above_its_blank_is_told_to_move_into_it(slips):
@@ -655,16 +691,29 @@ def test_an_answer_above_its_blank_is_told_to_move_into_it(slips):
         "write your answer in its place, not in a cell you added"), out
 
 
-def test_a_notebooks_line_counts_its_passes_and_the_code_cells_added_to_its_exercises(slips):
+def test_a_notebooks_line_counts_its_passes_and_the_code_cells_added_or_changed(slips):
     # An added cell runs beside the checks (one that replaces grading passes them all): the line
     # says how many there are, for whoever grades the notebook to read them. None in a notebook as given.
     out, rows = slips
     lines = [line for line in table_of(out) if line.endswith(".ipynb") or ".ipynb  (" in line]
-    assert "99_answer_above_its_blank.ipynb  (1 of 4 passed; 1 code cell added to its exercises)" in lines, out
+    assert "99_answer_above_its_blank.ipynb  (1 of 4 passed; 1 code cell added)" in lines, out
     assert "91_as_given.ipynb  (1 of 4 passed)" in lines, out
     # The rows cannot tell: the wrong answers of exercises 2 and 4 pass the check put in its place.
-    assert "89_grading_replaced.ipynb  (3 of 4 passed; 2 code cells added to its exercises)" in lines, out
+    assert "89_grading_replaced.ipynb  (3 of 4 passed; 2 code cells added)" in lines, out
     assert rows["89_grading_replaced.ipynb"][1] == "  Exercise 2: wrong         passed", out
+    # Above the exercises, or in a cell handed out: the line said nothing of either.
+    assert "88_grading_replaced_above_the_exercises.ipynb  (3 of 4 passed; 1 code cell added)" in lines, out
+    assert "87_grading_replaced_in_the_set_up.ipynb  (3 of 4 passed; 1 code cell handed out changed)" in lines, out
+
+
+def test_a_notebook_made_before_every_cell_recorded_itself_counts_what_its_exercises_record():
+    old = grading_replaced()
+    del old.metadata["tinyad"]  # as exercise notebooks were handed out before
+    for cell in old.cells:
+        cell.metadata.get("tinyad", {}).pop("given", None)
+    assert score_table.edits(old, score_table.exercises_of(old.cells)) == (2, 0)
+    old.cells[0].source += "\nx = 1"  # a set-up cell changed: such a notebook cannot tell
+    assert score_table.edits(old, score_table.exercises_of(old.cells)) == (2, 0)
 
 
 def test_a_check_that_says_it_left_a_part_unchecked_is_not_a_pass(slips):
@@ -682,7 +731,8 @@ def test_a_commented_out_check_is_no_check_cell():
 def test_the_last_line_counts_every_notebooks_exercises(slips):
     out, _ = slips
     assert table_of(out)[-1] == (
-        "44 exercises: 6 passed, 16 failed, 1 in progress, 7 not started, 8 not checked, 6 not run"), out
+        "56 exercises: 13 passed, 18 failed, 1 in progress, 9 not started, 9 not checked, 6 not run; "
+        "1 notebook could not be read"), out
 
 
 @PYTEST_INTERFACE

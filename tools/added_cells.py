@@ -81,6 +81,9 @@ def findings(submission: Path) -> list[str]:
     """The cells ``submission`` adds to its assignment, the check cells it lacks, and what stops
     nbgrader's autograde (a grade id in two cells, a renamed notebook)."""
     nb = nbformat.read(submission, as_version=4)
+    if not any(nbgrader_of(cell) for cell in nb.cells):  # every cell would read as added
+        return ["no cell carries nbgrader's metadata: not a notebook of the nbgrader course (a notebook "
+                "from exercises/ is graded with the score table: README, An instructor handing the course out)"]
     found = []
     for gid, positions in repeated_ids(nb).items():
         where = ", ".join(map(str, positions))

@@ -59,7 +59,7 @@ from jupyter_client.manager import AsyncKernelManager
 from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError, CellTimeoutError, DeadKernelError
 import nbformat
-from tinyad.course.score_table import blanks_in, exercises_of
+from tinyad.course.score_table import blanks_in, edits, exercises_of
 
 import nbgrader_course
 import nbtools
@@ -160,6 +160,10 @@ def execute(path: Path, timeout: int) -> None:
             "the raises-exception tag) but ran without an error, left unchanged: drop the mark, or "
             "make the cell show the error the lesson speaks of"
         )
+    for cell in nb.cells:  # a traceback through the engine names its file from the clone, not this machine
+        for output in cell.get("outputs", []):
+            if output.output_type == "error":
+                output.traceback = [line.replace(f"{ROOT}{os.sep}", "") for line in output.traceback]
     nbtools.write(nbtools.normalise(nb), path)
     print(f"executed  {shown(path)}  ({time.perf_counter() - start:.1f} s)")
 
@@ -220,9 +224,11 @@ def learner_work(exercise: Path, fresh: nbformat.NotebookNode) -> str | None:
         filled = max(0, handed - sum(left for _, left in counts))
     if filled:
         return f"{filled} of its {handed} blanks {'is' if filled == 1 else 'are'} filled in"
-    added = [cell for exercise in exercises for cell in exercise.added()]
+    added, changed = edits(current, exercises)
     if added:
-        return f"{len(added)} code {'cell' if len(added) == 1 else 'cells'} added to its exercises"
+        return f"{added} code {'cell' if added == 1 else 'cells'} added"
+    if changed:
+        return f"{changed} code {'cell' if changed == 1 else 'cells'} handed out changed"
     present = {cell.get("id") for cell in current.cells}
     gone = [cell_id for exercise in exercises for cell_id in sorted(exercise.given or ()) if cell_id not in present]
     if gone:

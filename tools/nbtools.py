@@ -16,11 +16,14 @@
   code cells (``metadata["tinyad"]["cells"]``), so the table can tell a cell the learner added.
   A check cell records its fingerprint (``metadata["tinyad"]["check"]``), so the table can tell
   a check the learner changed (wrapped in a ``try``, its expected value edited) from the one
-  handed out.
+  handed out; every other code cell handed out records its own (``metadata["tinyad"]["given"]``),
+  so the table can tell a set-up cell changed, and a code cell added anywhere (the notebook's own
+  ``metadata["tinyad"]`` says that it records every cell so).
 - ``normalise(nb)``: the one notebook metadata the course keeps (the ``python3``
   kernelspec, the language name) and, per cell, only its tags and ``metadata["tinyad"]`` (an
   answer cell's blanks and number; an exercise heading cell's row and code cells, ``{"exercise":
-  "Exercise 2: ...", "cells": [...]}``; a check cell's fingerprint, ``{"check": ...}``), so
+  "Exercise 2: ...", "cells": [...]}``; a check cell's fingerprint, ``{"check": ...}``, any other
+  code cell's, ``{"given": ...}``), so
   writing a notebook twice gives the same bytes; no cell's source ends in a blank line. No widget state and no widget views are
   stored: opened trusted but not run, JupyterLab would draw them as dead widgets, where the
   text form each widget output carries beside its view reads well (the stepper's sentence,
@@ -41,8 +44,8 @@ import nbformat
 from nbformat import NotebookNode
 
 from tinyad.course.score_table import (  # what the table reads
-    COURSE_KEY, EDITED_EXERCISE, EXERCISE, STUB_COMMENT, Exercise, blank_line, exercise_headings, fingerprint,
-    is_check_cell,
+    COURSE_KEY, EDITED_EXERCISE, EVERY_CELL, EXERCISE, STUB_COMMENT, Exercise, blank_line, exercise_headings,
+    fingerprint, is_check_cell,
 )
 
 BEGIN_SOLUTION = re.compile(r"^\s*#+\s*BEGIN SOLUTION\s*$")
@@ -119,6 +122,8 @@ def drop_hidden_tests(source: str, where: str) -> str:
 def normalise(nb: NotebookNode) -> NotebookNode:
     """Keep only the metadata the course needs, in place; returns ``nb``."""
     metadata = {"kernelspec": dict(KERNELSPEC), "language_info": {"name": "python"}}
+    if COURSE_KEY in nb.metadata:  # an exercise notebook's word that every cell it hands out records itself
+        metadata[COURSE_KEY] = dict(nb.metadata[COURSE_KEY])
     nb.metadata = nbformat.from_dict(metadata)
     for cell in nb.cells:
         cell.source = cell.source.rstrip("\n")  # as a text form gives it back (tools/textforms.py)
@@ -213,9 +218,12 @@ def make_exercise(solution: NotebookNode, name: str = "notebook") -> NotebookNod
             cell.source = drop_hidden_tests(cell.source, where)
             cell.outputs = []
             cell.execution_count = None
-            # A check as handed out, to tell one changed (not one with a blank: the learner writes in it).
+            # A check as handed out, to tell one changed (not one with a blank: the learner writes in it);
+            # any other code cell handed out too (a set-up cell), to tell one changed from one added.
             if number and is_check_cell(cell) and not answer:
                 cell.metadata[COURSE_KEY] = {**cell.metadata.get(COURSE_KEY, {}), "check": fingerprint(cell.source)}
+            elif not answer and "blanks" not in cell.metadata.get(COURSE_KEY, {}):  # (an exercise's answer cell)
+                cell.metadata[COURSE_KEY] = {**cell.metadata.get(COURSE_KEY, {}), "given": fingerprint(cell.source)}
         elif cell.cell_type == "markdown":
             cell.source = clear_solutions(cell.source, MARKDOWN_STUB, where)
             if headings[index] and headings[index][0] == index:  # an exercise's heading cell: its row,
@@ -224,6 +232,7 @@ def make_exercise(solution: NotebookNode, name: str = "notebook") -> NotebookNod
                 handed_out = [c.id for c, h in zip(nb.cells, headings) if h == headings[index] and c.cell_type == "code"]
                 cell.metadata[COURSE_KEY] = {**cell.metadata.get(COURSE_KEY, {}), "exercise": headings[index][1],
                                              "cells": handed_out}
+    nb.metadata[COURSE_KEY] = dict(EVERY_CELL)
     return normalise(nb)
 
 

@@ -11,8 +11,12 @@ For a notebook outside the course, where no ``conftest.py`` of the course is rea
 plugin: ``python -m pytest -p tinyad.course.score_table --nbval-lax path/to/NN_name.ipynb``.
 
 Each notebook has a line, ``path  (2 of 3 passed)``, with the count of code cells the learner
-added to its exercises where there are any (they run in the kernel the checks run in, so whoever
-grades a notebook reads them).
+added where there are any, and of the code cells handed out (a set-up cell, say) that the learner
+changed: they run in the kernel the checks run in, so whoever grades a notebook reads them (an
+exercise notebook records each code cell it hands out beside the answers and checks, with its
+``fingerprint``, in ``metadata["tinyad"]["given"]``). A notebook that cannot be read (a file
+cut short, not JSON) is left out of the run, and its line says so: pytest would otherwise stop
+at it before any notebook ran (it fails, on its own).
 
 An exercise is a level-2 markdown heading ``## Exercise N: title`` and every cell after it
 up to the next level-2 heading; its check cells are the code cells that call a ``grading.``
@@ -58,6 +62,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import nbformat
 import pytest
 
 # The checks' own words, read back from their messages and printed lines: NO_ERROR, what a check
@@ -67,7 +72,8 @@ from tinyad.course.grading import NO_ERROR, NOT_CHECKED_PREFIX
 PASSED, FAILED, IN_PROGRESS, NOT_STARTED, NOT_CHECKED, NOT_RUN = (
     "passed", "failed", "in progress", "not started", "not checked", "not run")
 STUB_COMMENT = "# YOUR CODE HERE"  # the first line of a code blank (nbgrader's)
-# The course's own cell metadata (``course_metadata`` reads it): an answer cell's {"blanks": code blanks it
+# The course's own cell metadata (``course_metadata`` reads it; any other code cell handed out:
+# {"given": its fingerprint}): an answer cell's {"blanks": code blanks it
 # was given, "answer": its number}; an exercise heading cell's {"exercise": "Exercise N: title", "cells":
 # [the ids of its code cells]}, its row whatever the learner made of the heading; a check cell's
 # {"check": its fingerprint}; and in the nbgrader course a heading cell's {"points": ...}.
@@ -98,6 +104,9 @@ CHECK_FAILURES = ("AssertionError", "CheckFailed")  # tinyad.course.grading.Chec
 # its ``# YOUR CODE HERE`` (a learner's own bare raise in an answer is no blank).
 BLANK = re.compile(r'^[ \t]*raise NotImplementedError\("[^"\n]* is not started: [^"\n]*"\)[ \t]*$'
                    r'|^[ \t]*# YOUR CODE HERE[ \t]*\n[ \t]*raise NotImplementedError\(\)[ \t]*$', re.MULTILINE)
+
+
+CHANGED_CHECK = "its check cell was changed from the one handed out: put it back as it was"
 
 
 def blank_line(number: str | None = None) -> str:
@@ -168,8 +177,11 @@ class Exercise:
                 return NOT_RUN, "an earlier cell stopped the kernel (a timeout, or a crash)"
             if self.ran < len(self.cells):
                 return NOT_RUN, "pytest stopped before its cells (-x, --maxfail, or Ctrl-C)"
+            changed = any(map(changed_check, self.cells))
             given, left = self.blanks()
             if left:
+                if changed:  # a check made to pass over a blank checks nothing: no answer to move
+                    return NOT_CHECKED, CHANGED_CHECK
                 if checks and self.checked == checks:  # the answer is in a cell of its own
                     return IN_PROGRESS, ("its check passes, but a blank's raise NotImplementedError(...) line "
                                          "is still there: write your answer in its place, and delete it")
@@ -184,8 +196,8 @@ class Exercise:
             if self.checked < checks:
                 return NOT_CHECKED, ("its check cell was skipped or marked to raise: remove its NBVAL_SKIP, "
                                      "NBVAL_RAISES_EXCEPTION or raises-exception")
-            if any(map(changed_check, self.cells)):
-                return NOT_CHECKED, "its check cell was changed from the one handed out: put it back as it was"
+            if changed:
+                return NOT_CHECKED, CHANGED_CHECK
             return PASSED, ""
         name, message = self.failure
         if name in BLANK_ERRORS:
@@ -247,15 +259,16 @@ def course_metadata(cell: Any) -> dict:
     """What the exercise notebook recorded on ``cell`` (``metadata["tinyad"]``), each field only if it
     still has the form the course wrote: ``blanks`` a whole number >= 0, ``answer`` a whole number,
     ``exercise`` a row's name, ``Exercise N: title``, ``cells`` the ids of the code cells the
-    exercise was handed out with (a list of strings), and ``check`` a check cell's ``fingerprint``
-    as handed out. JupyterLab's metadata editor lets a learner
+    exercise was handed out with (a list of strings), ``check`` a check cell's ``fingerprint``
+    as handed out, and ``given`` that of any other code cell handed out. JupyterLab's metadata editor lets a learner
     write anything there; a field edited into another form is read as absent, as in a notebook
     made before the course recorded it."""
     recorded = cell.metadata.get(COURSE_KEY)
     if not isinstance(recorded, dict):
         return {}
     kept = {}
-    for key, wanted in (("blanks", int), ("answer", int), ("exercise", str), ("cells", list), ("check", str)):
+    for key, wanted in (("blanks", int), ("answer", int), ("exercise", str), ("cells", list), ("check", str),
+                        ("given", str)):
         value = recorded.get(key)
         if type(value) is wanted:  # not isinstance: True is an int, and counts no blank
             kept[key] = value
@@ -293,6 +306,29 @@ def exercise_headings(cells: list) -> list[tuple[int, str] | None]:
     return found
 
 
+# An exercise notebook says so in its own metadata where every code cell it hands out records what
+# it is (an answer its blanks, a check or any other cell its fingerprint): ``{"tinyad": EVERY_CELL}``.
+EVERY_CELL = {"given": "every code cell"}
+
+
+def edits(notebook: Any, exercises: list[Exercise]) -> tuple[int, int]:
+    """(code cells with code the learner added, code cells handed out that the learner changed) in
+    ``notebook``. In a notebook made before every cell handed out recorded itself (``EVERY_CELL``),
+    only the cells added to its exercises are found, by the ids their headings record."""
+    if notebook.metadata.get(COURSE_KEY) != EVERY_CELL:
+        return sum(len(exercise.added()) for exercise in exercises), 0
+    added = changed = 0
+    for cell in notebook.cells:
+        if cell.cell_type != "code":
+            continue
+        recorded = course_metadata(cell)
+        if "given" in recorded:
+            changed += recorded["given"] != fingerprint(cell.source)
+        elif cell.source.strip() and not {"blanks", "check"} & recorded.keys():
+            added += 1
+    return added, changed
+
+
 def exercises_of(cells: list) -> list[Exercise]:
     """The exercises of a notebook's cells, each with the code cells of its section."""
     found: dict[int, Exercise] = {}
@@ -312,7 +348,28 @@ class ScoreTable:
 
     def __init__(self) -> None:
         self.notebooks: dict[str, list[Exercise]] = {}  # in the order they ran
+        self.edits: dict[str, tuple[int, int]] = {}  # each notebook's cells added, and handed out and changed
         self.owner: dict[int, Exercise] = {}  # id(cell) -> its exercise
+        self.unreadable: dict[str, str] = {}  # notebooks left out, and why
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_collect_file(self, file_path: Path, parent: pytest.Collector):
+        """A notebook that cannot be read is one failing item saying why, in the place of nbval's
+        collector, whose error would stop pytest before every other notebook ran (a class's folder,
+        one file cut short); the table notes it."""
+        collectors = yield
+        if file_path.suffix != ".ipynb" or not collectors:
+            return collectors
+        try:
+            nbformat.read(file_path, as_version=4)
+        except Exception as error:  # noqa: BLE001 (not JSON, not a notebook, not readable: all alike)
+            said = str(error).strip().splitlines()
+            why = (f"{type(error).__name__}: {said[0]}" if said else type(error).__name__)[:160]
+            self.unreadable[shown_path(file_path, parent.config.invocation_params.dir)] = why
+            unreadable = UnreadableNotebook.from_parent(parent, path=file_path)
+            unreadable.why = why
+            return [unreadable]
+        return collectors
 
     def exercise(self, item: Any) -> Exercise | None:
         """The exercise that ``item`` (one of nbval's notebook cells) belongs to, if any."""
@@ -322,6 +379,7 @@ class ScoreTable:
         name = shown_path(item.parent.path, item.config.invocation_params.dir)
         if name not in self.notebooks:
             self.notebooks[name] = exercises_of(notebook.cells)
+            self.edits[name] = edits(notebook, self.notebooks[name])
             for exercise in self.notebooks[name]:
                 self.owner.update((id(c), exercise) for c in exercise.cells)
         return self.owner.get(id(cell))
@@ -364,24 +422,47 @@ class ScoreTable:
         """The table: a line per notebook with how many of its exercises passed (and how many code
         cells were added to them: they run beside the checks), a row per exercise, and the counts."""
         rows = [(name, ex) for name, exercises in self.notebooks.items() for ex in exercises]
-        if not rows:
+        if not rows and not self.unreadable:
             return
         write = terminalreporter.write_line
         terminalreporter.write_sep("=", "score")
-        width = max(len(ex.heading) for _, ex in rows)
+        width = max((len(ex.heading) for _, ex in rows), default=0)
         counts = {PASSED: 0, FAILED: 0, IN_PROGRESS: 0, NOT_STARTED: 0, NOT_CHECKED: 0, NOT_RUN: 0}
         for name, exercises in self.notebooks.items():
             statuses = [exercise.status() for exercise in exercises]
             if exercises:
                 passed = sum(word == PASSED for word, _ in statuses)
-                added = sum(len(exercise.added()) for exercise in exercises)
-                cells = f"; {added} code cell{'s' if added != 1 else ''} added to its exercises" if added else ""
+                added, changed = self.edits[name]
+                cells = (f"; {added} code cell{'s' if added != 1 else ''} added" if added else "") + (
+                    f"; {changed} code cell{'s' if changed != 1 else ''} handed out changed" if changed else "")
                 write(f"{name}  ({passed} of {len(exercises)} passed{cells})")
             for exercise, (word, detail) in zip(exercises, statuses):
                 counts[word] += 1
                 write(f"  {exercise.heading:<{width}}  {word}" + (f": {detail}" if detail else ""))
+        for name, why in self.unreadable.items():
+            write(f"{name}  (cannot be read, so not graded: {why})")
         shown = [f"{n} {word}" for word, n in counts.items() if n or word not in (IN_PROGRESS, NOT_CHECKED, NOT_RUN)]
-        write(f"{len(rows)} exercises: " + ", ".join(shown))
+        unread = len(self.unreadable)
+        write(f"{len(rows)} exercises: " + ", ".join(shown)
+              + (f"; {unread} notebook{'s' if unread != 1 else ''} could not be read" if unread else ""))
+
+
+class UnreadableNotebook(pytest.File):
+    """A notebook that cannot be read, collected as one item that fails saying why."""
+
+    why = ""
+
+    def collect(self):
+        yield NotebookNotRead.from_parent(self, name="cannot be read")
+
+
+class NotebookNotRead(pytest.Item):
+    def runtest(self) -> None:
+        pytest.fail(f"{self.path.name} cannot be read as a notebook, so it was not graded ({self.parent.why})",
+                    pytrace=False)
+
+    def reportinfo(self) -> tuple[Path, None, str]:
+        return self.path, None, f"{self.path.name}: cannot be read"
 
 
 def shown_path(path: Path, start: Path) -> str:
