@@ -58,6 +58,14 @@ def test_a_stored_traceback_into_the_engine_shows_the_engines_line_as_it_is():
     assert not stale, f"rebuild these lessons (python tools/build.py NN): {stale}"
 
 
+def test_a_traceback_names_the_engines_files_from_the_clones_top():
+    for folders in ("/work/main/", "~/rD/", "/home/a b/", ""):  # IPython shortens a home to ~
+        line = f"\x1b[36mFile \x1b[39m\x1b[32m{folders}src/tinyad/tensor/tensor.py:566\x1b[39m, in backward"
+        assert build.FOLDERS_ABOVE_THE_ENGINE.sub("", line) == (
+            "\x1b[36mFile \x1b[39m\x1b[32msrc/tinyad/tensor/tensor.py:566"
+            "\x1b[39m, in backward")
+
+
 def test_execute_stores_outputs_in_the_notebooks_folder_without_timings(tmp_path):
     path = tmp_path / "lesson" / "99_demo.ipynb"
     path.parent.mkdir()
@@ -142,10 +150,14 @@ def test_a_blank_or_stale_exercise_may_be_overwritten(tmp_path):
     path, fresh = exercise_pair(tmp_path)
     assert build.learner_work(path, fresh) is None
     assert build.learner_work(tmp_path / "absent.ipynb", fresh) is None
-    stale = nbtools.read(path)
-    stale.cells[2].source += "\nprint('an older check')"  # the instructor changed the solution
-    nbtools.write(stale, path)
+    older = solution_of("f")  # the exercise made from the solution as it was, before the instructor changed it
+    older.cells[2].source += "\nprint('an older check')"
+    nbtools.write(nbtools.make_exercise(older, "99_demo.ipynb"), path)
     assert build.learner_work(path, fresh) is None
+    edited = nbtools.make_exercise(older, "99_demo.ipynb")  # the same check edited by the learner: their work
+    edited.cells[2].source = "print('passed')"
+    nbtools.write(edited, path)
+    assert build.learner_work(path, fresh) == "1 handed-out code cell changed"
 
 
 def test_an_exercise_added_to_the_solution_is_not_taken_for_a_learners_work(tmp_path):
@@ -177,7 +189,7 @@ def test_an_exercise_added_to_the_solution_is_not_taken_for_a_learners_work(tmp_
     edited.cells[0].source += "\nx = 1"
     nbtools.write(edited, path)
     assert build.learner_work(path, nbtools.make_exercise(with_set_up, "99_demo.ipynb")) == (
-        "1 code cell handed out changed")
+        "1 handed-out code cell changed")
     deleted = nbtools.make_exercise(solution, "99_demo.ipynb")
     del deleted.cells[1]
     nbtools.write(deleted, path)

@@ -704,7 +704,43 @@ def test_a_notebooks_line_counts_its_passes_and_the_code_cells_added_or_changed(
     assert rows["89_grading_replaced.ipynb"][1] == "  Exercise 2: wrong         passed", out
     # Above the exercises, or in a cell handed out: the line said nothing of either.
     assert "88_grading_replaced_above_the_exercises.ipynb  (3 of 4 passed; 1 code cell added)" in lines, out
-    assert "87_grading_replaced_in_the_set_up.ipynb  (3 of 4 passed; 1 code cell handed out changed)" in lines, out
+    assert "87_grading_replaced_in_the_set_up.ipynb  (3 of 4 passed; 1 handed-out code cell changed)" in lines, out
+
+
+def test_copies_and_splits_of_cells_handed_out_are_told_from_cells_changed():
+    def counted(change) -> tuple[int, int]:
+        exercise = small_exercise()
+        change(exercise.cells)
+        return score_table.edits(exercise, score_table.exercises_of(exercise.cells))
+
+    hack = "grading.check_close = lambda *args, **kwargs: None"
+
+    def rewritten_copy(index: int):  # a check (3) or an answer (2) copied above exercise 1, rewritten
+        def change(cells):
+            copied = copy.deepcopy(cells[index])
+            copied.source = hack
+            cells.insert(1, copied)
+        return change
+
+    def split(cells):  # the set-up cell split in two by JupyterLab: both parts keep its metadata
+        first, second = copy.deepcopy(cells[0]), copy.deepcopy(cells[0])
+        first.source, second.source = "from tinyad import grading", "x = 1"
+        cells[0:1] = [first, second]
+
+    assert counted(lambda cells: None) == (0, 0)
+    assert counted(rewritten_copy(3)) == (0, 1)  # a check that is not the one handed out: it passed unseen
+    assert counted(rewritten_copy(2)) == (1, 0)  # an answer cell out of every exercise
+    assert counted(split) == (0, 1)  # x = 1 was added to it
+    assert counted(lambda cells: cells.__setitem__(slice(0, 1), [
+        copy.deepcopy(cells[0]), copy.deepcopy(cells[0])])) == (0, 0)  # pasted again beside itself
+    # A two-line set-up cell split in two, nothing added: it counted as two cells changed.
+    two_lines = nbtools.make_exercise(v4.new_notebook(cells=[
+        v4.new_code_cell("import math\nfrom tinyad import grading"), v4.new_markdown_cell("## Exercise 1: one"),
+        v4.new_code_cell("def f():\n    ### BEGIN SOLUTION\n    return 1\n    ### END SOLUTION")]), "x")
+    first, second = copy.deepcopy(two_lines.cells[0]), copy.deepcopy(two_lines.cells[0])
+    first.source, second.source = "import math", "from tinyad import grading"
+    two_lines.cells[0:1] = [first, second]
+    assert score_table.edits(two_lines, score_table.exercises_of(two_lines.cells)) == (0, 0)
 
 
 def test_a_notebook_made_before_every_cell_recorded_itself_counts_what_its_exercises_record():

@@ -163,7 +163,7 @@ def execute(path: Path, timeout: int) -> None:
     for cell in nb.cells:  # a traceback through the engine names its file from the clone, not this machine
         for output in cell.get("outputs", []):
             if output.output_type == "error":
-                output.traceback = [line.replace(f"{ROOT}{os.sep}", "") for line in output.traceback]
+                output.traceback = [FOLDERS_ABOVE_THE_ENGINE.sub("", line) for line in output.traceback]
     nbtools.write(nbtools.normalise(nb), path)
     print(f"executed  {shown(path)}  ({time.perf_counter() - start:.1f} s)")
 
@@ -174,6 +174,10 @@ def foreign_engine() -> str | None:
     where = Path(sys.modules["tinyad"].__file__).resolve().parent
     return None if where.is_relative_to(ROOT / "src") else str(where)
 
+
+# The folders before the engine's src/tinyad/ in a traceback's file names: the clone's place on the
+# machine that built it (/home/.../tinyad/, or ~/tinyad/ as IPython shortens a home).
+FOLDERS_ABOVE_THE_ENGINE = re.compile(r"(?:~|/)[^\x1b\n]*?/(?=src/tinyad/)")
 
 # What a lesson's code cells use that its stored outputs are made with.
 IMPORTS_TORCH = re.compile(r"^\s*(?:import|from)\s+torch\b", re.MULTILINE)
@@ -228,7 +232,7 @@ def learner_work(exercise: Path, fresh: nbformat.NotebookNode) -> str | None:
     if added:
         return f"{added} code {'cell' if added == 1 else 'cells'} added"
     if changed:
-        return f"{changed} code {'cell' if changed == 1 else 'cells'} handed out changed"
+        return f"{changed} handed-out code {'cell' if changed == 1 else 'cells'} changed"
     present = {cell.get("id") for cell in current.cells}
     gone = [cell_id for exercise in exercises for cell_id in sorted(exercise.given or ()) if cell_id not in present]
     if gone:

@@ -43,6 +43,23 @@ MUTANTS = {
                  "    return x.new_node(x.xp.maximum(a, 0.0), parents=(x, w, b), op=\"linear_relu\",\n"
                  "                      backward_rule=rule)"),
             ],
+            "the pre-activation kept as a default argument of the rule": [
+                ("    return x.new_node(x.xp.maximum(a, 0.0), parents=(x, w, b), op=\"linear_relu\",\n"
+                 "                      backward_rule=linear_relu_backward)",
+                 "    return x.new_node(x.xp.maximum(a, 0.0), parents=(x, w, b), op=\"linear_relu\",\n"
+                 "                      backward_rule=lambda out, pre=a: linear_relu_backward(out))"),
+            ],
+            "the pre-activation kept by a rule that is an object": [
+                ("    return x.new_node(x.xp.maximum(a, 0.0), parents=(x, w, b), op=\"linear_relu\",\n"
+                 "                      backward_rule=linear_relu_backward)",
+                 "    class Rule:\n"
+                 "        def __init__(self, pre):\n"
+                 "            self.pre = pre\n"
+                 "        def __call__(self, out):\n"
+                 "            linear_relu_backward(out)\n"
+                 "    return x.new_node(x.xp.maximum(a, 0.0), parents=(x, w, b), op=\"linear_relu\",\n"
+                 "                      backward_rule=Rule(a).__call__)"),
+            ],
             "the output overwritten to make the mask": [
                 ("da = out.grad * xp.astype(out.data > 0, out.dtype)",
                  "mask = out.data\n    mask[mask > 0] = 1.0\n    da = out.grad * mask"),

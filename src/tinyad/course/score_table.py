@@ -317,15 +317,28 @@ def edits(notebook: Any, exercises: list[Exercise]) -> tuple[int, int]:
     only the cells added to its exercises are found, by the ids their headings record."""
     if notebook.metadata.get(COURSE_KEY) != EVERY_CELL:
         return sum(len(exercise.added()) for exercise in exercises), 0
+    code = [(cell, section) for cell, section in zip(notebook.cells, exercise_headings(notebook.cells))
+            if cell.cell_type == "code"]
     added = changed = 0
-    for cell in notebook.cells:
-        if cell.cell_type != "code":
-            continue
+    k = 0
+    while k < len(code):
+        cell, section = code[k]
         recorded = course_metadata(cell)
-        if "given" in recorded:
-            changed += recorded["given"] != fingerprint(cell.source)
-        elif cell.source.strip() and not {"blanks", "check"} & recorded.keys():
+        mark = recorded.get("given") or recorded.get("check")
+        if mark:
+            # The parts of a cell JupyterLab split, or copies pasted beside it, carry its fingerprint:
+            # read together, or each alone, they are the cell handed out.
+            parts = [cell.source]
+            while k + 1 < len(code) and mark in course_metadata(code[k + 1][0]).values():
+                k += 1
+                parts.append(code[k][0].source)
+            as_handed_out = fingerprint("\n".join(parts)) == mark or all(fingerprint(p) == mark for p in parts)
+            changed += not as_handed_out
+        elif "blanks" in recorded:
+            added += section is None  # an answer cell copied out of every exercise, and rewritten
+        elif cell.source.strip():
             added += 1
+        k += 1
     return added, changed
 
 
@@ -420,7 +433,8 @@ class ScoreTable:
 
     def write(self, terminalreporter: Any) -> None:
         """The table: a line per notebook with how many of its exercises passed (and how many code
-        cells were added to them: they run beside the checks), a row per exercise, and the counts."""
+        cells were added to it, or handed out and changed: they run beside the checks), a row per
+        exercise, and the counts."""
         rows = [(name, ex) for name, exercises in self.notebooks.items() for ex in exercises]
         if not rows and not self.unreadable:
             return
@@ -434,7 +448,7 @@ class ScoreTable:
                 passed = sum(word == PASSED for word, _ in statuses)
                 added, changed = self.edits[name]
                 cells = (f"; {added} code cell{'s' if added != 1 else ''} added" if added else "") + (
-                    f"; {changed} code cell{'s' if changed != 1 else ''} handed out changed" if changed else "")
+                    f"; {changed} handed-out code cell{'s' if changed != 1 else ''} changed" if changed else "")
                 write(f"{name}  ({passed} of {len(exercises)} passed{cells})")
             for exercise, (word, detail) in zip(exercises, statuses):
                 counts[word] += 1

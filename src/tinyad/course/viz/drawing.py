@@ -24,11 +24,12 @@ column) is scaled down to it; but a graph that left to right would have to shrin
 much more than top to bottom (a long chain, whose text would become unreadable) is
 laid out top to bottom instead.
 
-Without the Graphviz ``dot`` program a drawing still displays in a notebook: as a
-table of the values it would draw, one line each, inputs first (``listing``), under a
-hint how to install Graphviz. The hint is shown whole once in a session and in one line
-after that, in lines of at most ``HINT_WIDTH`` characters, so that no notebook column
-breaks a word of it. The DOT text itself stays in ``.source``.
+Without the Graphviz ``dot`` program a drawing still displays in a notebook: a hint how
+to install Graphviz, a table of the values it would draw, one line each, inputs first
+(``listing``: the numbers, readable at a glance), then its DOT text (``.source``), which
+Graphviz would draw. The hint is shown whole once in a session and in two lines after
+that, in lines of at most ``HINT_WIDTH`` characters, so that no notebook column breaks a
+word of it.
 """
 
 from __future__ import annotations
@@ -61,15 +62,19 @@ INSTALL_HINT = (
     "    brew install graphviz\n"
     "    winget install graphviz"
 )
-# After the first drawing of a session, one line: the whole hint again on every drawing is noise.
-INSTALL_HINT_AGAIN = "Graphviz's 'dot' program was not found, so the graph is listed as text."
+# After the first drawing of a session, two lines: the whole hint again on every drawing is noise.
+INSTALL_HINT_AGAIN = (
+    "Graphviz's 'dot' program was not found, so the graph is listed as text.\n"
+    "To draw it: apt, brew or winget install graphviz, then restart the kernel."
+)
 _hint_shown = False
 
 
 class Drawing(graphviz.Digraph):
     """A graph drawing that displays as SVG + PNG, fitted to the notebook's width.
 
-    ``summary`` is its text form: what a notebook shows where it shows no image.
+    ``summary`` is its text form: what a notebook shows beside an image. ``listing`` is the summary
+    and a table of the values drawn, shown (with the DOT text) where ``dot`` gives no image.
     ``top_to_bottom``, if given, is the same graph laid out top to bottom, shown
     instead when this one is too wide (see ``fitted``).
     """
@@ -79,7 +84,7 @@ class Drawing(graphviz.Digraph):
         super().__init__(**kwargs)
         self.summary = summary
         self.top_to_bottom = top_to_bottom
-        self.listing = listing or summary  # what is shown where dot gives no picture
+        self.listing = listing or summary  # the values as a table, shown where dot gives no picture
 
     def __repr__(self) -> str:
         return f"<{self.summary}; its DOT text is in .source>"
@@ -91,7 +96,7 @@ class Drawing(graphviz.Digraph):
         try:
             picture, svg = self.fitted()
         except NO_PICTURE as error:
-            return {"text/plain": without_picture(error, self.listing)}, {}
+            return {"text/plain": without_picture(error, self.listing, self.source)}, {}
         bundle = {"text/plain": repr(self), "image/svg+xml": svg}
         try:
             png = base64.b64encode(picture.pipe(format="png")).decode("ascii")
@@ -159,20 +164,22 @@ def sorted_nodes(root: Any, who: str) -> list:
         raise
 
 
-def without_picture(error: Exception, listing: str) -> str:
+def without_picture(error: Exception, listing: str, source: str) -> str:
     """What is shown where ``dot`` gives no picture: why (no dot program, with how to install one;
-    or a dot that ran and failed, with the first line it said), then the graph as text."""
+    or a dot that ran and failed, with the first line it said), the values as a table, then the
+    graph's DOT text."""
     global _hint_shown
+    text = f"{listing}\n\nIts DOT text, which Graphviz draws:\n{source}"
     if isinstance(error, graphviz.ExecutableNotFound):
         hint = INSTALL_HINT_AGAIN if _hint_shown else INSTALL_HINT
         _hint_shown = True
-        return f"{hint}\n\n{listing}"
+        return f"{hint}\n\n{text}"
     said = (getattr(error, "stderr", b"") or b"")
     said = said.decode(errors="replace") if isinstance(said, bytes) else str(said)
     if isinstance(error, OSError) and error.strerror:  # a dot that cannot be run: "Permission denied: dot"
         said = f"{error.strerror}: {error.filename}"
     first = said.strip().splitlines()[0] if said.strip() else str(error)
-    return f"The Graphviz dot program failed to draw this graph ({first}); here it is as text:\n\n{listing}"
+    return f"The Graphviz dot program failed to draw this graph ({first}); here it is as text:\n\n{text}"
 
 
 def draw(root: Any, max_nodes: int = MAX_NODES, fills: Mapping[Any, str] | None = None,
@@ -301,8 +308,9 @@ def _listing(order: list, kept: set[int], fills: Mapping[Any, str], grads: Mappi
     the op that made it and from which values, and its fill colour if it has one."""
     position = {id(node): k for k, node in enumerate(order)}
 
-    def name_of(node: Any) -> str:
-        return getattr(node, "label", "") or names.get(node, "") or f"v{position[id(node)]}"
+    def name_of(node: Any) -> str:  # one line of text, whatever the label (a number, a newline)
+        name = getattr(node, "label", "") or names.get(node, "") or f"v{position[id(node)]}"
+        return " ".join(str(name).split())
 
     rows = [("value", "data", "grad", "made by")]
     for node in order:

@@ -151,7 +151,7 @@ class BackwardStepper:
         try:
             _, svg = drawing.fitted()
         except NO_PICTURE as error:  # why, and the graph as text
-            picture = f"<pre>{html.escape(without_picture(error, drawing.listing))}</pre>"
+            picture = f"<pre>{html.escape(without_picture(error, drawing.listing, drawing.source))}</pre>"
         else:  # inline, scaled down to the notebook's width when wider
             svg = svg[svg.find("<svg") :].replace("<svg ", '<svg style="max-width: 100%; height: auto" ', 1)
             picture = f"<div>{svg}</div>"
