@@ -21,3 +21,12 @@ def walk_calls(monkeypatch: pytest.MonkeyPatch) -> list:
 
     monkeypatch.setattr(tinyad.graph, "walk", spy)
     return calls
+
+
+@pytest.fixture
+def no_dot(monkeypatch, tmp_path):
+    """No dot program on the PATH (an empty folder), and no install hint shown yet this session."""
+    from tinyad.course.viz import drawing
+
+    monkeypatch.setenv("PATH", str(tmp_path))
+    monkeypatch.setattr(drawing, "_hint_shown", False)

@@ -316,3 +316,14 @@ FAMILIES: dict[str, Family] = {
     "shapes": SHAPES,
     "fused": FUSED,
 }
+
+
+# The divisor's gradient, -out.grad * out / b, where one order of the product would leave the
+# floats: (a, b, the gradient arriving at a / b, the divisor's gradient). Both engines take each.
+DIVISOR_GRADIENTS = [
+    (0.0, 1e-310, 1.0, -0.0),  # out.grad / b overflows; out / b is 0
+    (1e-300, 1e-200, 1e200, -1e300),  # out.grad / b overflows; the gradient fits
+    (1e300, 1e100, 1e-300, -1e-200),  # out.grad / b vanishes to 0; the gradient is not 0
+    (1e300, 1e-5, 1e-20, -1e290),  # out / b overflows; out.grad / b first does not
+    (1e-290, 1e10, 1e300, -1e-10),  # out / b falls below the normal floats; out.grad / b first does not
+]

@@ -462,6 +462,10 @@ def test_an_exercise_notebook_build_py_cannot_read_is_named_and_replaced_with_fo
                                          r"\(NotJSONError.*pass --force to replace it"):
         build.build("01", timeout=60)
     assert ran == []  # refused before anything ran
+    (tmp_path / "exercises" / "01_value.ipynb").write_text(  # nbformat 5: a traceback of NBFormatError
+        '{"nbformat": 5, "nbformat_minor": 0, "metadata": {}, "cells": []}', encoding="utf-8")
+    with pytest.raises(SystemExit, match=r"is not a notebook build.py can read \(NBFormatError"):
+        build.build("01", timeout=60)
     written = []
     monkeypatch.setattr(build.nbtools, "write", lambda nb, path: written.append(path))
     build.build("01", timeout=60, force=True)

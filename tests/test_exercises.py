@@ -125,6 +125,7 @@ def test_outputs_counts_and_metadata_are_cleared_and_the_solution_untouched():
     # code cell records its fingerprint (the table tells it changed); the rest goes.
     assert exercise.cells[0].metadata == {"tags": ["keep-me"], "tinyad": {"blanks": 1, "answer": 1}}
     assert exercise.cells[1].metadata == {"tinyad": {"given": nbtools.fingerprint(exercise.cells[1].source)}}
+    assert nbtools.fingerprint("x = 1") != nbtools.fingerprint("x = 2")  # it tells cells apart
     assert exercise.metadata["tinyad"] == {"given": "every code cell"}
     assert exercise.metadata["language_info"] == {"name": "python"}
     assert nbformat.writes(solution) == before
@@ -206,9 +207,9 @@ def test_a_learners_work_in_exercises_is_skipped_and_a_stale_blank_fails(tmp_pat
     nbtools.write(ran, exercise)
     with pytest.raises(pytest.skip.Exception, match=r"cells \[\d+\] have been run"):
         check_stored_exercise(solution, exercise)
-    stale = nbtools.make_exercise(nbtools.read(solution), solution.name)
-    stale.cells[-1].source += "\n# an older version"
-    nbtools.write(stale, exercise)
+    older = nbtools.read(solution)  # made from the solution as it was: its cells record themselves as they were
+    older.cells[-1].source += "\n# an older version"
+    nbtools.write(nbtools.make_exercise(older, solution.name), exercise)
     with pytest.raises(AssertionError, match="is not what solutions/.* generates"):
         check_stored_exercise(solution, exercise)
 

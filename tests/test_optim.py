@@ -666,6 +666,16 @@ def test_a_parameter_whose_data_was_set_by_hand_to_what_no_parameter_holds_is_na
     p.data = [1.0, 2.0]
     with pytest.raises(TypeError, match=r"parameter 0's data is a list \(\[1\.0, 2\.0\]\), set by hand \(p\.data = \.\.\.\)"):
         SGD([p], lr=0.1).step()
+    scalar = Tensor(3.0, requires_grad=True)  # a 0-d Tensor's data set to a float: it was called a Value
+    (scalar * scalar).backward()
+    scalar.data = 0.5
+    with pytest.raises(TypeError, match=r"parameter 0's data is a float \(0\.5\), set by hand"):
+        SGD([scalar], lr=0.1).step()
+    v = Value(1.0)  # a Value's data set to a whole number is a number still: it was refused
+    (v * v).backward()
+    v.data = 2
+    SGD([v], lr=0.1).step()
+    assert v.data == pytest.approx(1.8)
 
 
 def test_a_tinyad_tensor_set_as_a_gradient_is_not_called_pytorch_s():

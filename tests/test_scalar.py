@@ -16,6 +16,8 @@ from hypothesis import strategies as st
 from tinyad import Value, gradcheck, topo_sort
 from tinyad.scalar.value import as_float
 
+from op_families import DIVISOR_GRADIENTS  # tests/op_families.py
+
 finite = st.floats(min_value=-3.0, max_value=3.0, allow_nan=False, allow_infinity=False)
 positive = st.floats(min_value=0.1, max_value=5.0)
 
@@ -330,12 +332,21 @@ def test_division_is_python_s_own_to_the_last_digit():
     quotient = x / 1e-150
     quotient.backward()
     assert x.grad == 1e150 and quotient.parents == (x,) and quotient.op == "/1e-150"
-    # The divisor's gradient, -out.grad * out / b, in whichever order stays within the floats.
-    for a, b, scale, expected in [(1e300, 1e-5, 1e-20, -1e290), (1e-290, 1e10, 1e300, -1e-10),
-                                  (1e300, 1e100, 1e-300, -1e-200)]:
+    # The divisor's gradient, -out.grad * out / b, in whichever order stays within the floats (where
+    # the dividend's, out.grad / b, is a float too: a Value's leaf refuses one beyond them).
+    for a, b, scale, expected in [row for row in DIVISOR_GRADIENTS if math.isfinite(row[2] / row[1])]:
         divisor = Value(b)
         (Value(a) / divisor * scale).backward()
         assert divisor.grad == pytest.approx(expected, rel=1e-15, abs=0.0), (a, b, scale)
+
+
+def test_a_divisor_set_to_zero_after_the_forward_pass_is_named_by_backward():
+    # It was Python's bare "float division by zero", from inside the rule.
+    a, b = Value(1.0), Value(2.0)
+    quotient = a / b
+    b.data = 0.0
+    with pytest.raises(ZeroDivisionError, match=r"the derivative of a / b at b = 0\.0 is infinite"):
+        quotient.backward()
 
 
 def test_a_power_whose_slope_is_infinite_passes_on_no_gradient_where_none_arrives():
@@ -527,6 +538,8 @@ def test_an_update_written_p_minus_equals_on_a_value_is_refused_not_lost():
         p = model.parameters()[0]
         with pytest.raises(TypeError, match=rf"v {re.escape(op)} <a number> on a Value that is a leaf .* v\.data {re.escape(op)}"):
             exec(f"p {op} 0.1", {"p": p})
+        with pytest.raises(TypeError, match=rf"v {re.escape(op)} <a number>"):  # NumPy's number: it rebound p
+            exec(f"p {op} np.array(0.1)", {"p": p, "np": np})
     with pytest.raises(TypeError, match=r"a list of 1 Value"):  # not a number: the op's own words
         total = Value(0.0)
         total += model([1.0, 2.0])

@@ -18,7 +18,7 @@ from hypothesis.extra.numpy import mutually_broadcastable_shapes
 from tinyad import Tensor, Value, gradcheck
 from tinyad.tensor import sum_to_shape
 
-from op_families import BINARY, REDUCTIONS  # tests/op_families.py: the ops by family
+from op_families import BINARY, DIVISOR_GRADIENTS, REDUCTIONS  # tests/op_families.py: the ops by family
 from torch_reference import needs_torch, torch  # tests/torch_reference.py
 
 SETTINGS = settings(max_examples=30, deadline=None)
@@ -298,13 +298,7 @@ def test_an_infinite_slope_of_power_where_no_gradient_arrives_passes_on_zero():
         (Tensor([1e-120, 2.0], requires_grad=True) ** -2.0).sum().backward()
 
 
-@pytest.mark.parametrize("a, b, scale, expected", [
-    (0.0, 1e-310, 1.0, -0.0),  # out.grad / b overflows; out / b is 0
-    (1e-300, 1e-200, 1e200, -1e300),  # out.grad / b overflows; the gradient fits
-    (1e300, 1e100, 1e-300, -1e-200),  # out.grad / b vanishes to 0; the gradient is not 0
-    (1e300, 1e-5, 1e-20, -1e290),  # out / b overflows; out.grad / b first does not
-    (1e-290, 1e10, 1e300, -1e-10),  # out / b falls below the normal floats; out.grad / b first does not
-])
+@pytest.mark.parametrize("a, b, scale, expected", DIVISOR_GRADIENTS)
 def test_the_divisor_s_gradient_is_found_where_an_intermediate_would_overflow_or_vanish(a, b, scale, expected):
     # d(a / b)/db = -out / b, times the incoming gradient: as PyTorch computes it.
     divisor = Tensor([b], requires_grad=True)

@@ -11,7 +11,6 @@ from IPython.core.formatters import DisplayFormatter
 
 from tinyad import Tensor, Value, draw, topo_sort
 from tinyad.course.viz import BackwardStepper
-from tinyad.course.viz import drawing as drawing_module
 from tinyad.course.viz.drawing import FIT_WIDTH, HINT_WIDTH, INSTALL_HINT, INSTALL_HINT_AGAIN, MAX_NODES, svg_size
 
 from dot_program import needs_dot  # tests/dot_program.py
@@ -91,6 +90,8 @@ def test_bad_input_is_refused_by_name():
     with pytest.raises(ValueError, match=r"BackwardStepper's max_nodes must be an int >= 1, got 0"):
         BackwardStepper(Value(1.0) * 2.0, max_nodes=0)  # was accepted, and failed at .widget()
     assert "v0" in draw(Value(1.0), max_nodes=np.int64(5)).source  # a NumPy int, as elsewhere
+    x = Value(1.0, "x")  # one value asked for, around a focus that is not the root: it drew two
+    assert "1 of its 5 values" in draw(x * 2.0 * 2.0, max_nodes=1, focus=x).summary
 
 
 def test_array_nodes_show_their_shape():
@@ -111,11 +112,9 @@ def test_a_newline_in_a_label_is_a_line_break():
     assert r'label="first\nsecond | data 2' in source
 
 
-def test_without_dot_the_display_lists_the_values_under_a_hint_given_whole_once(monkeypatch, tmp_path):
-    # It was the DOT text, 83 lines of it for lesson 05's cell, with the eight-line hint above
-    # every drawing (three times in lesson 02).
-    monkeypatch.setenv("PATH", str(tmp_path))  # an empty folder: no dot program
-    monkeypatch.setattr(drawing_module, "_hint_shown", False)  # a new session
+def test_without_dot_the_display_lists_the_values_under_a_hint_given_whole_once(no_dot):
+    # It was the DOT text alone, 83 lines of it for lesson 05's cell, with the eight-line hint
+    # above every drawing (three times in lesson 02).
     drawing = draw(seed_example())
     bundle, metadata = drawing._repr_mimebundle_()
     assert list(bundle) == ["text/plain"] and metadata == {}

@@ -9,7 +9,6 @@ import pytest
 
 from tinyad import Value, topo_sort
 from tinyad.course.viz import BackwardStepper, draw
-from tinyad.course.viz import drawing as drawing_module
 from tinyad.course.viz.drawing import INSTALL_HINT, INSTALL_HINT_AGAIN
 from tinyad.course.viz.stepper import CURRENT_COLOUR, DONE_COLOUR, STORED_TEXT
 
@@ -207,9 +206,7 @@ def test_a_stored_stepper_says_that_running_the_cell_brings_it_to_life():
     assert "application/vnd.jupyter.widget-view+json" in ui._repr_mimebundle_()
 
 
-def test_without_dot_the_widget_lists_the_values_under_the_hint(monkeypatch, tmp_path):
-    monkeypatch.setenv("PATH", str(tmp_path))  # an empty folder: no dot program
-    monkeypatch.setattr(drawing_module, "_hint_shown", False)  # a new session
+def test_without_dot_the_widget_lists_the_values_under_the_hint(no_dot):
     stepper = BackwardStepper(shared_graph())
     stepper.widget()
     assert html.escape(INSTALL_HINT) in stepper.picture.value  # the whole hint, the first time
@@ -306,10 +303,7 @@ def test_a_node_of_ones_own_without_a_label_is_stepped_and_drawn():
 def test_the_picture_follows_the_walk_past_the_nodes_drawn_first():
     # The picture kept the same 80 nodes: from step 81 of a larger graph no node was gold, and the
     # words named nodes it did not show.
-    y = Value(0.1, "x")
-    for _ in range(60):
-        y = (y * 0.5).tanh()
-    stepper = BackwardStepper(y)
+    stepper = BackwardStepper(chain_of(200))
     assert len(stepper.order) > 2 * 80
     for _ in range(150):
         stepper.next()

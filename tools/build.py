@@ -266,9 +266,11 @@ def build(number: str, timeout: int, force: bool = False) -> None:
         exercise = ROOT / "exercises" / solution.name
         if force:  # replaced whatever it holds, readable or not
             continue
+        fresh = nbtools.make_exercise(source, solution.name)  # outside the try: its errors are the solution's
         try:
-            work = learner_work(exercise, nbtools.make_exercise(source, solution.name))
-        except (nbformat.reader.NotJSONError, nbformat.ValidationError, AttributeError, TypeError, OSError) as error:
+            work = learner_work(exercise, fresh)
+        except (ValueError, nbformat.ValidationError, AttributeError, TypeError, OSError) as error:  # NotJSONError,
+            # NBFormatError (an nbformat 5) are ValueErrors
             sys.exit(f"{shown(exercise)} is not a notebook build.py can read ({type(error).__name__}: "
                      f"{str(error)[:80]}); pass --force to replace it with the blank exercise")
         if work:

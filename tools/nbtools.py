@@ -222,7 +222,8 @@ def make_exercise(solution: NotebookNode, name: str = "notebook") -> NotebookNod
             # any other code cell handed out too (a set-up cell), to tell one changed from one added.
             if number and is_check_cell(cell) and not answer:
                 cell.metadata[COURSE_KEY] = {**cell.metadata.get(COURSE_KEY, {}), "check": fingerprint(cell.source)}
-            elif not answer and "blanks" not in cell.metadata.get(COURSE_KEY, {}):  # (an exercise's answer cell)
+            elif not answer and "blanks" not in cell.metadata.get(COURSE_KEY, {}):  # an answer cell of an
+                # exercise notebook made again (make_exercise is a fixed point on its own output)
                 cell.metadata[COURSE_KEY] = {**cell.metadata.get(COURSE_KEY, {}), "given": fingerprint(cell.source)}
         elif cell.cell_type == "markdown":
             cell.source = clear_solutions(cell.source, MARKDOWN_STUB, where)

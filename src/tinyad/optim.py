@@ -379,9 +379,10 @@ def _check_grad(k: int, p: Any) -> None:
                 "shape and dtype, in its library"
             )
         _check_dtype(k, g, data)
-    elif type(data) is not float:  # neither an array nor a Value's number: .data set by hand
+    elif is_array(g) and not isinstance(g, np.generic) or not isinstance(data, numbers.Real) or isinstance(data, bool):
+        # .data set by hand: a Tensor's to a number, or either one's to what is no number
         raise TypeError(f"parameter {k}'s data is a {type_name(data)} ({data!r:.60}), set by hand (p.data = ...): "
-                        "a Tensor's data is an array of float32 or float64, a Value's a float")
+                        "a Tensor's data is an array of float32 or float64, a Value's a number")
     elif not isinstance(g, (int, float)):  # a Value's number
         raise TypeError(
             f"parameter {k} is a Value, but its gradient is a {type_name(g)} ({g!r:.60}): a Value's "

@@ -228,14 +228,14 @@ class Exercise:
 
     def added(self) -> list:
         """The code cells, with code in them, that the learner added to the exercise: not a part of
-        an answer cell JupyterLab split, nor a copy of a check cell (each has the metadata of the
-        cell it came from). None are found where the notebook did not record the cells it was handed
+        an answer cell JupyterLab split, nor a copy of a cell handed out (each has the metadata of the
+        cell it came from), as ``edits`` counts them. None are found where the notebook did not record the cells it was handed
         out with."""
         if self.given is None:
             return []
         return [cell for cell in self.cells
                 if cell.get("id") and cell.get("id") not in self.given and cell.source.strip()
-                and not {"blanks", "check"} & course_metadata(cell).keys()]
+                and not {"blanks", "check", "given"} & course_metadata(cell).keys()]
 
     def blanks(self) -> tuple[int, int]:
         """(blanks the exercise was given, blanks still in it), from its answer cells. The parts of

@@ -222,6 +222,8 @@ class Value:
         if b is None:  # a number divisor, kept in saved
             a.grad += out.grad / out.saved
             return
+        if b.data == 0.0:  # its data set to 0 by hand since the forward pass
+            raise ZeroDivisionError(f"the derivative of a / b at b = 0.0 is infinite ({b!r} was set to 0 after a / b)")
         a.grad += out.grad / b.data  # d(a / b)/da = 1 / b
         b.grad -= divisor_slope(out.grad, out.data, b.data)  # d(a / b)/db = -a / b**2 = -out / b
 
@@ -509,14 +511,24 @@ def divisor_slope(g: float, out: float, b: float) -> float:
 
 def refuse_rebinding(v: Value, other: object, op: str) -> None:
     """A TypeError for ``p -= number`` (and ``+= *= /=``) on a leaf: it would bind the name to a new
-    node and leave the leaf's number, a parameter's, as it was. Anything else on the right goes on
-    to the op, and its own words."""
-    if v.first is None and isinstance(other, numbers.Real):
+    node and leave the leaf's number, a parameter's, as it was. A Value on the right (``total +=
+    loss``) makes the new node it should; anything that is no number goes on to the op, and its
+    own words."""
+    if v.first is None and not isinstance(other, Value) and _is_a_number(other):
         raise TypeError(
             f"v {op} <a number> on a Value that is a leaf (a parameter, say) makes a new Value and "
             f"leaves the leaf's number as it was: to change its number, as an update does, write "
             f"v.data {op} ... (lr * v.grad is a number); for a new node, v = v {op[0]} ..."
         )
+
+
+def _is_a_number(x: object) -> bool:
+    """Whether ``x`` is a number as ``Value`` takes one (a NumPy scalar or 0-d array too)."""
+    try:
+        as_float(x)
+    except (TypeError, ValueError, OverflowError):
+        return False
+    return True
 
 
 def check_parents(root: Value, who: str = "backward") -> None:

@@ -425,8 +425,8 @@ def linear(x: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     parents = (x, weight) if bias is None else (x, weight, bias)
     same_place("linear", *parents)  # first: it names an argument that is not a Tensor
     one_dtype_for_products("linear", x, weight)  # the bias is added, which PyTorch promotes as NumPy does
-    # The shapes are read from the arrays, once: a layer runs on every step of every batch.
-    x_shape, w_shape = x.data.shape, weight.data.shape
+    # The shapes are read once (shape names a .data set by hand): a layer runs on every step of every batch.
+    x_shape, w_shape = x.shape, weight.shape
     if len(w_shape) != 2 or not x_shape or x_shape[-1] != w_shape[0]:
         pytorch_layout = len(w_shape) == 2 and x_shape and x_shape[-1] == w_shape[1]
         raise ValueError(

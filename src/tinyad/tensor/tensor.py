@@ -51,9 +51,10 @@ Decisions worth knowing:
   ``exp`` that would overflow raises ``OverflowError``; ``log`` of entries <= 0
   raises ``ValueError``; dividing by an array with zeros raises
   ``ZeroDivisionError``. Other overflow (``1e200 * 1e200``) follows IEEE as in NumPy, in
-  forward and in backward alike: the gradient of ``x * 1e300 * 1e300``, of ``log`` at 5e-324 or
-  of ``1 / x`` at 1e-200 is inf, with NumPy's warning (as in PyTorch). ``**`` refuses an inf
-  gradient by name, and an optimiser's ``step()`` refuses a gradient that is not finite.
+  forward and in backward alike: the gradient of ``x * 1e300 * 1e300`` or of ``log`` at 5e-324
+  is inf, with NumPy's warning (as in PyTorch). ``**`` refuses an inf gradient by name, and so
+  does ``/`` for its divisor's (``1 / x`` at 1e-200); an optimiser's ``step()`` refuses a
+  gradient that is not finite.
 - A leaf's ``grad`` is an array of its own, never shared with another node, so
   it may be changed in place (``p.grad *= 0.5``). A leaf that requires grad may
   call ``backward`` itself; its gradient accumulates like any leaf's.

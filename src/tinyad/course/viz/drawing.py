@@ -251,7 +251,7 @@ def _nearest(order: list, centre: Any, most: int) -> set[int]:
         for parent in node.parents:
             users.setdefault(id(parent), []).append(node)
     root = order[-1]
-    kept = {id(centre), id(root)}
+    kept = {id(centre)} | ({id(root)} if most > 1 else set())  # never more than most
     queue = deque([(centre, "up"), (centre, "down"), (root, "up")])
     while queue and len(kept) < most:
         node, way = queue.popleft()
