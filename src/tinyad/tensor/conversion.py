@@ -36,6 +36,12 @@ def as_float_array(data: Any, dtype: Any = None) -> Any:
     Lists, numbers and NumPy arrays give a NumPy array; an array of another library stays in
     it (``library_array``).
     """
+    if type(data) is np.ndarray and dtype is None and data.dtype in FLOAT_DTYPES:
+        # A batch of floats, as a training loop passes on every step: asked first, as it needs
+        # no conversion, only the finiteness test that the general path below ends with.
+        if not all_finite(data, NUMPY):
+            _refuse_non_finite(np.isfinite(data), "nan or inf")
+        return data
     if not isinstance(data, (np.ndarray, numbers.Real, list, tuple)):
         if is_array(data) and namespace(data) is not NUMPY:
             return library_array(data, dtype)

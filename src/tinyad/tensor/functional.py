@@ -217,15 +217,17 @@ def _one_hot(targets: Labels, logits: Tensor) -> Any:
         if own is not xp or not same_device(targets, logits.data, xp):
             raise cannot_combine(logits.data, xp, targets, own, "cross_entropy")
         labels = targets
-    if not namespace(labels).isdtype(labels.dtype, "integral"):
+    own = namespace(labels)
+    if not own.isdtype(labels.dtype, "integral"):
         raise TypeError(f"cross_entropy needs integer class labels, got {dtype_name(labels.dtype)} labels of "
                         f"shape {tuple(labels.shape)}{_what_the_labels_look_like(labels, logits, targets)}")
-    if logits.ndim != 2 or logits.shape[1] == 0:
+    shape = logits.shape  # read once: this runs on every training step
+    if len(shape) != 2 or shape[1] == 0:
         raise ValueError(
             f"cross_entropy needs logits of shape (batch, classes) with at least one class, got shape "
-            f"{logits.shape}"
+            f"{shape}"
         )
-    batch, classes = logits.shape
+    batch, classes = shape
     if tuple(labels.shape) != (batch,):
         raise ValueError(
             f"cross_entropy needs one label per row: logits of shape {logits.shape} "
@@ -233,7 +235,7 @@ def _one_hot(targets: Labels, logits: Tensor) -> Any:
             f"{_what_the_labels_look_like(labels, logits, targets)}"
         )
     device = logits.device
-    if namespace(labels) is not xp:
+    if own is not xp:
         labels = xp.asarray(labels, device=device)
     matches = labels[:, None] == xp.arange(classes, device=device)
     # A label outside 0..classes-1 matches no class. (Counted on the booleans: cheaper than a
@@ -438,8 +440,9 @@ def linear(x: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     if bias is None:
         return x.new_node(x.data @ weight.data, parents=parents, op="linear",
                           backward_rule=linear_backward)
-    if len(bias.shape) != 1 or bias.shape[0] != w_shape[1]:  # shape names a .data set by hand
-        raise ValueError(f"linear needs a bias of shape ({weight.shape[1]},), got {bias.shape}")
+    b_shape = bias.shape  # shape names a .data set by hand
+    if len(b_shape) != 1 or b_shape[0] != w_shape[1]:
+        raise ValueError(f"linear needs a bias of shape ({w_shape[1]},), got {b_shape}")
     # One expression: NumPy adds the bias into the product's own array (a temporary nothing
     # else holds) where the array is large enough to be worth it.
     return x.new_node(x.data @ weight.data + bias.data, parents=parents, op="linear",
