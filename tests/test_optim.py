@@ -671,6 +671,10 @@ def test_a_parameter_whose_data_was_set_by_hand_to_what_no_parameter_holds_is_na
     scalar.data = 0.5
     with pytest.raises(TypeError, match=r"parameter 0's data is a float \(0\.5\), set by hand"):
         SGD([scalar], lr=0.1).step()
+    numpys = Value(1.0)  # a Value given NumPy's float for a gradient: "changed its shape from () to ()"
+    numpys.grad = np.float64(2.0)
+    SGD([numpys], lr=0.1).step()
+    assert numpys.data == pytest.approx(0.8) and not isinstance(numpys.data, np.ndarray)
     v = Value(1.0)  # a Value's data set to a whole number is a number still: it was refused
     (v * v).backward()
     v.data = 2

@@ -1158,6 +1158,33 @@ def test_data_set_by_hand_to_what_a_tensor_does_not_hold_is_named_where_it_shows
         getattr(layer, name).data = kept
 
 
+@pytest.mark.parametrize("use", [
+    lambda q: q.sum(), lambda q: q.mean(), lambda q: q.max(), lambda q: q.exp(), lambda q: q.relu(),
+    lambda q: q.tanh(), lambda q: q ** 2, lambda q: q.numpy(), lambda q: nn.MLP(2, [1], seed=0)(q),
+], ids=["sum", "mean", "max", "exp", "relu", "tanh", "pow", "numpy", "layer"])
+def test_data_set_to_a_tensor_is_named_by_every_op_that_hands_it_to_numpy(use):
+    # They read "NumPy cannot follow a Tensor's graph (np.add.reduce of a Tensor)", where no NumPy
+    # function was called: the op handed p.data, a Tensor, to NumPy.
+    p = Tensor([1.0, 2.0], requires_grad=True)
+    (p * p).sum().backward()
+    p.data = p - 0.1 * p.grad  # .data forgotten on the right
+    with pytest.raises(TypeError, match=r"set by hand \(t\.data = \.\.\.\) to a Tensor \(p\.data = p - lr \* p\.grad makes one"):
+        use(p)
+
+
+def test_a_tensor_given_to_numpy_by_hand_is_still_refused_in_numpys_words():
+    t = Tensor([1.0, 2.0])
+    holder = Tensor([0.0, 0.0])
+    for given in (t, [[t]]):
+        with pytest.raises(TypeError, match=r"cannot follow a Tensor's graph"):
+            np.exp(given)
+    with pytest.raises(TypeError, match=r"cannot follow a Tensor's graph|a list of Tensors"):
+        Tensor([[t]])  # a Tensor in a nested list is not a Tensor's .data
+    holder.data = t
+    with pytest.raises(TypeError, match=r"set by hand \(t\.data = \.\.\.\) to a Tensor"):
+        holder.exp()
+
+
 def test_pytorch_s_methods_and_int_of_a_tensor_say_what_to_write():
     t = Tensor([[1.0, 2.0]])
     for call, instead in [(lambda: t.permute(1, 0), r"t\.transpose"), (lambda: t.clone(), r"t\.detach\(\)"),

@@ -117,17 +117,19 @@ class Optimizer:
                 updating = True
                 self.update(p, state)
                 updating = False
-                if getattr(p.data, "shape", None) != getattr(before, "shape", None):
+                after = p.data
+                shape = getattr(before, "shape", None)  # a Tensor's array's; a Value's number has none
+                if shape is not None and getattr(after, "shape", shape) != shape:
                     # A state made for another shape broadcast into the step: the parameter grew.
                     raise _state_of_another_shape(k, before, state) or ValueError(
-                        f"the update changed parameter {k}'s shape from {_shape(before)} to {_shape(p.data)}")
-                if type(p.data) is not type(before) and isinstance(p.data, np.generic):
-                    p.data = np.asarray(p.data)  # NumPy's arithmetic on a 0-d array gives a scalar
+                        f"the update changed parameter {k}'s shape from {_shape(before)} to {_shape(after)}")
+                if type(after) is not type(before) and isinstance(after, np.generic) and is_array(before):
+                    p.data = after = np.asarray(after)  # NumPy's arithmetic on a 0-d array gives a scalar
                 # Asked of the result rather than of the gradient: a gradient with nan or inf gives
                 # a result with them too, and so does a step beyond the float type. (Adam's running
                 # mean of squares, which can overflow without moving the parameter, is not asked:
                 # that would double the checks' cost, for gradients above 1e154, or 1e19 in float32.)
-                if not _finite(p.data):
+                if not _finite(after):
                     raise _refused_update(k, p, self, _changed_in_place(done))
         except BaseException as error:  # this error, or one raised by an update: put back what moved
             for _, q, q_state, q_data, q_kept in done:

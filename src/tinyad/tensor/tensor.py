@@ -74,6 +74,7 @@ Decisions worth knowing:
 
 from __future__ import annotations
 
+import gc
 import math
 import numbers
 from types import ModuleType
@@ -275,7 +276,7 @@ class Tensor:
         # training loop's losses kept as Tensors (losses.append(loss)), then plotted or averaged.
         raise _numpy_refused("an array made of a Tensor, or of a list of Tensors: np.array(ts), np.mean(ts), "
                              "plt.plot(ts)", "tinyad's ops (t @ w, t.sum()), [loss.item() for loss in losses] "
-                             "for a list of one-number Tensors")
+                             "for a list of one-number Tensors", tensor=self)
 
     # NumPy's functions compute with arrays and would lose the graph, so each is refused by name,
     # with the Tensor's own op to write instead. NumPy's operators are the exception: ``array + t``
@@ -287,14 +288,14 @@ class Tensor:
             return getattr(self, reflected)(inputs[0])
         name = ufunc_name(ufunc, method)
         if "out" in kwargs:  # array += t
-            raise _numpy_refused(f"np.{name} of a Tensor, written into an array", "a = a + t, a Tensor")
-        raise _numpy_refused(f"np.{name} of a Tensor", instead_of_numpy(Tensor, name, "t"))
+            raise _numpy_refused(f"np.{name} of a Tensor, written into an array", "a = a + t, a Tensor", tensor=self)
+        raise _numpy_refused(f"np.{name} of a Tensor", instead_of_numpy(Tensor, name, "t"), tensor=self)
 
     def __array_function__(self, func: Any, types: Any, args: tuple, kwargs: dict) -> Any:
         if func in (np.shape, np.ndim, np.size) and args and args[0] is self:  # no graph needed
             return func(self.data, *args[1:], **kwargs)
         where = func.__module__.replace("numpy", "np", 1)  # np, or np.linalg for np.linalg.norm
-        raise _numpy_refused(f"{where}.{func.__name__} of a Tensor", instead_of_numpy(Tensor, func.__name__, "t"))
+        raise _numpy_refused(f"{where}.{func.__name__} of a Tensor", instead_of_numpy(Tensor, func.__name__, "t"), tensor=self)
 
     @classmethod
     def __torch_function__(cls, func: Any, types: Any, args: tuple = (), kwargs: Any = None) -> Any:
@@ -710,11 +711,32 @@ for _name, _instead in INSTEAD_OF_METHODS.items():
     setattr(Tensor, _name, _method_instead(_name, _instead))
 
 
-def _numpy_refused(what: str, instead: str, by: str = "NumPy") -> TypeError:
+def _numpy_refused(what: str, instead: str, by: str = "NumPy", tensor: Tensor | None = None) -> TypeError:
     """The error for NumPy (or PyTorch) given a Tensor where it would compute with its array and drop
-    its graph."""
+    its graph; or, where that ``tensor`` is another Tensor's ``.data`` (every op hands its inputs'
+    ``.data`` to NumPy, so ``p.sum()`` comes here after ``p.data = p - lr * p.grad``), the error for
+    a ``.data`` set by hand to a Tensor."""
+    if tensor is not None and _held_as_data(tensor):
+        return _set_by_hand(TENSOR_AS_DATA)
     return numpy_refused("Tensor", what, instead, "t.data for the array, t.item() for one number, both constants",
                          by)
+
+
+def _held_as_data(t: Tensor) -> bool:
+    """Whether ``t`` is the ``.data`` of another Tensor. Asked only on the way to an error: it looks
+    through every object the garbage collector tracks (a few milliseconds in a long session)."""
+    return any(type(holder) is Tensor and holder.data is t for holder in gc.get_referrers(t))
+
+
+TENSOR_AS_DATA = "a Tensor (p.data = p - lr * p.grad makes one: write p.data -= lr * p.grad)"
+
+
+def _set_by_hand(what: str) -> TypeError:
+    """The error for a tensor whose ``.data`` was set by hand to ``what`` (words: "a list ([1, 2])")."""
+    return TypeError(
+        f"a tensor's data was set by hand (t.data = ...) to {what}: a Tensor holds an array of "
+        "float32 or float64, so set t.data to one (np.asarray(numbers, dtype=float), in its shape)"
+    )
 
 
 def _check_data_set_by_hand(t: Tensor) -> None:
@@ -725,7 +747,7 @@ def _check_data_set_by_hand(t: Tensor) -> None:
     every op."""
     data = t.data
     if isinstance(data, Tensor):
-        what = "a Tensor (p.data = p - lr * p.grad makes one: write p.data -= lr * p.grad)"
+        what = TENSOR_AS_DATA
     elif isinstance(data, np.floating):
         return
     elif not is_array(data) or isinstance(data, np.generic):
@@ -734,10 +756,7 @@ def _check_data_set_by_hand(t: Tensor) -> None:
         what = f"an array of {dtype_name(data.dtype)}"
     else:
         return
-    raise TypeError(
-        f"a tensor's data was set by hand (t.data = ...) to {what}: a Tensor holds an array of "
-        "float32 or float64, so set t.data to one (np.asarray(numbers, dtype=float), in its shape)"
-    )
+    raise _set_by_hand(what)
 
 
 def _check_gradient_array(grad: Any, node: Tensor) -> None:
