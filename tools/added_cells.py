@@ -33,7 +33,8 @@ from pathlib import Path
 import nbformat
 
 
-# What reading a notebook may raise for a file that is not one (empty, cut short, a merge's markers).
+# What reading a notebook may raise for a file that is not one (empty, cut short, a merge's markers,
+# an nbformat 5: NotJSONError and NBFormatError are ValueErrors). build.py reads exercises with it too.
 UNREADABLE = (nbformat.reader.NotJSONError, nbformat.ValidationError, OSError, ValueError, TypeError, AttributeError)
 
 

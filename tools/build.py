@@ -63,6 +63,7 @@ from tinyad.course.score_table import blanks_in, edits, exercises_of
 
 import nbgrader_course
 import nbtools
+from added_cells import UNREADABLE
 
 try:
     import textforms
@@ -269,8 +270,7 @@ def build(number: str, timeout: int, force: bool = False) -> None:
         fresh = nbtools.make_exercise(source, solution.name)  # outside the try: its errors are the solution's
         try:
             work = learner_work(exercise, fresh)
-        except (ValueError, nbformat.ValidationError, AttributeError, TypeError, OSError) as error:  # NotJSONError,
-            # NBFormatError (an nbformat 5) are ValueErrors
+        except UNREADABLE as error:
             sys.exit(f"{shown(exercise)} is not a notebook build.py can read ({type(error).__name__}: "
                      f"{str(error)[:80]}); pass --force to replace it with the blank exercise")
         if work:
