@@ -139,6 +139,17 @@ def test_mixing_two_libraries_neither_numpy():
 
 
 @needs_torch_tensors
+def test_a_torch_tensors_data_set_to_a_tensor_is_named_by_its_ops():
+    # They read "PyTorch cannot follow a Tensor's graph (torch.sum of a Tensor)".
+    p = Tensor(torch.ones(2, dtype=torch.float64), requires_grad=True)
+    (p * p).sum().backward()
+    p.data = p - 0.1 * p.grad  # .data forgotten on the right
+    for use in (lambda q: q.sum(), lambda q: q.exp(), lambda q: q.tanh(), lambda q: q ** 2):
+        with pytest.raises(TypeError, match=r"set by hand \(t\.data = \.\.\.\) to a Tensor \(p\.data = p - lr"):
+            use(p)
+
+
+@needs_torch_tensors
 def test_devices_are_named_when_the_library_is_the_same():
     cpu, meta = torch.ones(2), torch.ones(2, device="meta")
     error = backend.cannot_combine(cpu, torch_namespace, meta, torch_namespace, "+")

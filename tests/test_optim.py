@@ -659,6 +659,21 @@ def test_a_setting_under_another_name_or_misspelt_is_refused_not_ignored():
     assert mine.calls == 1
 
 
+@pytest.mark.parametrize("written", [lambda a: float(a.sum()), lambda a: a.tolist()], ids=["float", "list"])
+def test_an_update_of_ones_own_that_writes_no_array_into_a_tensor_is_refused_and_put_back(written):
+    class Unshaped(SGD):
+        def update(self, p, state):
+            p.data = written(p.data - self.lr * p.grad)
+
+    p = Tensor([1.0, 2.0], requires_grad=True)
+    (p * p).sum().backward()
+    kept = p.data
+    with pytest.raises(TypeError, match=r"the update made parameter 0's data a (float|list) \(.*\), where it was an "
+                                        r"array of shape \(2,\): an update writes an array"):
+        Unshaped([p], lr=0.1).step()
+    assert p.data is kept
+
+
 def test_a_parameter_whose_data_was_set_by_hand_to_what_no_parameter_holds_is_named():
     # It read "parameter 0 is a Value, but its gradient is a ndarray", for a Tensor.
     p = Tensor([1.0, 2.0], requires_grad=True)
@@ -673,8 +688,13 @@ def test_a_parameter_whose_data_was_set_by_hand_to_what_no_parameter_holds_is_na
         SGD([scalar], lr=0.1).step()
     numpys = Value(1.0)  # a Value given NumPy's float for a gradient: "changed its shape from () to ()"
     numpys.grad = np.float64(2.0)
-    SGD([numpys], lr=0.1).step()
-    assert numpys.data == pytest.approx(0.8) and not isinstance(numpys.data, np.ndarray)
+    sgd = SGD([numpys], lr=0.1)
+    sgd.step()
+    assert type(numpys.data) is float and numpys.data == pytest.approx(0.8)
+    numpys.zero_grad()
+    (numpys * 2).backward()  # a float gradient at the next step: it was "a numpy array of shape ()"
+    sgd.step()
+    assert numpys.data == pytest.approx(0.6)
     v = Value(1.0)  # a Value's data set to a whole number is a number still: it was refused
     (v * v).backward()
     v.data = 2

@@ -348,6 +348,18 @@ def test_a_loss_whose_terms_are_finite_has_a_finite_mean(dtype):
     assert F.mse(Tensor(np.full(2, root, dtype)), np.zeros(2, dtype)).item() == pytest.approx(big, rel=1e-5)
 
 
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_cross_entropy_of_logits_whose_spread_is_beyond_the_float_type_is_finite(dtype):
+    # x - max(x) overflows to -inf at the far entry: its probability is 0, its loss term is not
+    # used. Picked from x - max(x) rather than from x, the loss was 0 * -inf = nan.
+    big = float(np.finfo(dtype).max) * 0.9
+    logits = Tensor(np.array([[big, -big], [-big, big]], dtype=dtype), requires_grad=True)
+    with np.errstate(over="ignore"):
+        loss = F.cross_entropy(logits, [0, 1])
+        loss.backward()
+    assert loss.item() == 0.0 and logits.grad.tolist() == [[0.0, 0.0], [0.0, 0.0]]
+
+
 @pytest.mark.parametrize("labels, error, words", [
     ([[0], [1, 2]], ValueError, "one integer label per row, got a ragged list"),
     (None, TypeError, r"integer class labels \(a list or an array of ints\), got NoneType"),

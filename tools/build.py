@@ -61,9 +61,9 @@ from nbclient.exceptions import CellExecutionError, CellTimeoutError, DeadKernel
 import nbformat
 from tinyad.course.score_table import blanks_in, edits, exercises_of
 
+from added_cells import UNREADABLE
 import nbgrader_course
 import nbtools
-from added_cells import UNREADABLE
 
 try:
     import textforms

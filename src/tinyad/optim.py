@@ -118,13 +118,14 @@ class Optimizer:
                 self.update(p, state)
                 updating = False
                 after = p.data
-                shape = getattr(before, "shape", None)  # a Tensor's array's; a Value's number has none
-                if shape is not None and getattr(after, "shape", shape) != shape:
-                    # A state made for another shape broadcast into the step: the parameter grew.
-                    raise _state_of_another_shape(k, before, state) or ValueError(
-                        f"the update changed parameter {k}'s shape from {_shape(before)} to {_shape(after)}")
-                if type(after) is not type(before) and isinstance(after, np.generic) and is_array(before):
-                    p.data = after = np.asarray(after)  # NumPy's arithmetic on a 0-d array gives a scalar
+                if type(before) is np.ndarray or is_array(before) and not isinstance(before, np.generic):
+                    if getattr(after, "shape", None) != before.shape:  # a Tensor's array: a number has none
+                        # A state made for another shape broadcast into the step: the parameter grew.
+                        raise _state_of_another_shape(k, before, state) or _changed_shape(k, before, after)
+                    if type(after) is not type(before) and isinstance(after, np.generic):
+                        p.data = after = np.asarray(after)  # NumPy's arithmetic on a 0-d array gives a scalar
+                elif isinstance(after, np.floating):  # a Value's, stepped by NumPy's float: a number again
+                    p.data = after = float(after)
                 # Asked of the result rather than of the gradient: a gradient with nan or inf gives
                 # a result with them too, and so does a step beyond the float type. (Adam's running
                 # mean of squares, which can overflow without moving the parameter, is not asked:
@@ -242,6 +243,17 @@ def _state_of_another_shape(k: int, data: Any, state: dict[str, Any]) -> ValueEr
         f"shape {_shape(state[stale[0]])}: the parameter changed shape after the optimiser last stepped "
         "it. Make a new optimiser for the resized parameters (Adam(model.parameters(), lr))"
     )
+
+
+def _changed_shape(k: int, before: Any, after: Any) -> Exception:
+    """The error for an update that left parameter ``k``'s data ``after`` of another shape than the
+    array ``before`` it, or no array at all (an update of one's own that wrote a number or a list)."""
+    if not is_array(after) or isinstance(after, np.generic):
+        return TypeError(
+            f"the update made parameter {k}'s data a {type_name(after)} ({after!r:.60}), where it was an "
+            f"array of shape {_shape(before)}: an update writes an array of the parameter's shape and library"
+        )
+    return ValueError(f"the update changed parameter {k}'s shape from {_shape(before)} to {_shape(after)}")
 
 
 def _no_such_setting(optimiser: Optimizer, name: str) -> AttributeError:

@@ -16,8 +16,8 @@ The numerical care, in one place:
 - ``log_softmax(x) = x - logsumexp(x)``: computed directly, never as
   ``log(softmax(x))``, whose tiny probabilities round to 0 and give ``-inf``.
 - ``cross_entropy`` takes logits, not probabilities, and computes each row's
-  ``-log_softmax`` at its label itself, in the same shifted form: ``log(s) - shifted[label]``,
-  with ``shifted = x - max(x)`` and ``s = sum(exp(shifted)) >= 1``, in each row. Given the output of
+  ``-log_softmax`` at its label itself, in the same shifted form: ``log(s) - (x[label] - m)``,
+  with ``m`` the row's maximum and ``s = sum(exp(x - m)) >= 1``. Given the output of
   ``softmax`` or ``sigmoid`` instead, it warns: those probabilities would be squashed twice.
 - ``log_sigmoid(x) = min(x, 0) - log1p(exp(-|x|))``: the log of the sigmoid without
   taking a log of it (``sigmoid(-800.)`` rounds to 0, whose log is ``-inf``); ``exp``
@@ -103,15 +103,13 @@ def _one_axis(axis: int, x: Tensor) -> int:
     return axis
 
 
-def _shifted_exp(x: Any, axis: int) -> tuple[Any, Any, Any, Any]:
-    """``(m, shifted, e, s)``: the max over ``axis``, ``shifted = x - m`` (<= 0), ``e = exp(shifted)``
-    and its sum ``s`` (>= 1), all keepdims."""
+def _shifted_exp(x: Any, axis: int) -> tuple[Any, Any, Any]:
+    """``(m, e, s)``: the max over ``axis``, ``exp(x - m)`` and its sum (>= 1), all keepdims."""
     xp = namespace(x)
     m = xp.max(x, axis=axis, keepdims=True)
-    shifted = x - m
-    e = xp.exp(shifted)
+    e = xp.exp(x - m)
     s = xp.sum(e, axis=axis, keepdims=True)
-    return m, shifted, e, s
+    return m, e, s
 
 
 # -- softmax family --------------------------------------------------------------
@@ -121,7 +119,7 @@ def softmax(x: Tensor, axis: int = -1) -> Tensor:
     """``exp(x) / sum(exp(x))`` along ``axis``, computed with the max subtracted first."""
     x = _tensor(x)
     axis = _one_axis(axis, x)
-    _, _, e, s = _shifted_exp(x.data, axis)
+    _, e, s = _shifted_exp(x.data, axis)
     return x.new_node(e / s, parents=(x,), op="softmax", backward_rule=softmax_backward, saved=axis)
 
 
@@ -136,7 +134,7 @@ def logsumexp(x: Tensor, axis: int = -1, keepdims: bool = False) -> Tensor:
     """``log(sum(exp(x)))`` along ``axis``, as ``max + log(sum(exp(x - max)))``."""
     x = _tensor(x)
     axis, keepdims = _one_axis(axis, x), check_flag(keepdims, "keepdims")
-    m, _, _, s = _shifted_exp(x.data, axis)
+    m, _, s = _shifted_exp(x.data, axis)
     data = m + x.xp.log(s)
     if not keepdims:
         data = x.xp.squeeze(data, axis=axis)
@@ -151,7 +149,7 @@ def logsumexp_backward(out: Tensor) -> None:
     (x,) = out.parents
     axis, keepdims = out.saved
     g = out.grad if keepdims else out.xp.expand_dims(out.grad, axis=axis)
-    _, _, e, s = _shifted_exp(x.data, axis)
+    _, e, s = _shifted_exp(x.data, axis)
     x.accumulate(g * (e / s))
 
 
@@ -159,8 +157,8 @@ def log_softmax(x: Tensor, axis: int = -1) -> Tensor:
     """``x - logsumexp(x)`` along ``axis``: the log of softmax without taking a log of it."""
     x = _tensor(x)
     axis = _one_axis(axis, x)
-    _, shifted, _, s = _shifted_exp(x.data, axis)
-    return x.new_node(shifted - x.xp.log(s), parents=(x,), op="log_softmax",
+    m, _, s = _shifted_exp(x.data, axis)
+    return x.new_node(x.data - m - x.xp.log(s), parents=(x,), op="log_softmax",
                       backward_rule=log_softmax_backward, saved=axis)
 
 
@@ -324,9 +322,10 @@ def cross_entropy(logits: Tensor, targets: Labels) -> Tensor:
     if batch == 0:
         raise ValueError("cross_entropy got an empty batch: logits of shape (0, classes)")
     xp = logits.xp
-    _, shifted, e, s = _shifted_exp(logits.data, 1)
-    # -log p[label] = log(s) - shifted[label], with s >= 1; shifted[label] is sum(one_hot * shifted) in a row.
-    losses = xp.log(s) - xp.sum(one_hot * shifted, axis=1, keepdims=True)
+    m, e, s = _shifted_exp(logits.data, 1)
+    # -log p[label] = log(s) - (x[label] - m), with s >= 1; x[label] is sum(one_hot * x) in a row.
+    # (Not one_hot * (x - m): where x - m overflows to -inf, 0 * -inf would be nan.)
+    losses = xp.log(s) - (xp.sum(one_hot * logits.data, axis=1, keepdims=True) - m)
     probabilities = e / s
     data = xp.sum(losses / batch)  # divided first: a sum of large losses may overflow, their mean not
     return logits.new_node(data, parents=(logits,), op="cross_entropy",
@@ -429,7 +428,7 @@ def linear(x: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     parents = (x, weight) if bias is None else (x, weight, bias)
     same_place("linear", *parents)  # first: it names an argument that is not a Tensor
     one_dtype_for_products("linear", x, weight)  # the bias is added, which PyTorch promotes as NumPy does
-    # The shapes are read once: a layer runs on every step of every batch.
+    # The shapes are read once (shape names a .data set by hand): a layer runs on every step of every batch.
     x_shape, w_shape = x.shape, weight.shape
     if len(w_shape) != 2 or not x_shape or x_shape[-1] != w_shape[0]:
         pytorch_layout = len(w_shape) == 2 and x_shape and x_shape[-1] == w_shape[1]
@@ -442,7 +441,7 @@ def linear(x: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     if bias is None:
         return x.new_node(x.data @ weight.data, parents=parents, op="linear",
                           backward_rule=linear_backward)
-    b_shape = bias.shape
+    b_shape = bias.shape  # shape names a .data set by hand
     if len(b_shape) != 1 or b_shape[0] != w_shape[1]:
         raise ValueError(f"linear needs a bias of shape ({w_shape[1]},), got {b_shape}")
     # One expression: NumPy adds the bias into the product's own array (a temporary nothing

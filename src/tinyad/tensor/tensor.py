@@ -295,7 +295,8 @@ class Tensor:
         if func in (np.shape, np.ndim, np.size) and args and args[0] is self:  # no graph needed
             return func(self.data, *args[1:], **kwargs)
         where = func.__module__.replace("numpy", "np", 1)  # np, or np.linalg for np.linalg.norm
-        raise _numpy_refused(f"{where}.{func.__name__} of a Tensor", instead_of_numpy(Tensor, func.__name__, "t"), tensor=self)
+        instead = instead_of_numpy(Tensor, func.__name__, "t")
+        raise _numpy_refused(f"{where}.{func.__name__} of a Tensor", instead, tensor=self)
 
     @classmethod
     def __torch_function__(cls, func: Any, types: Any, args: tuple = (), kwargs: Any = None) -> Any:
@@ -305,7 +306,8 @@ class Tensor:
         name = getattr(func, "__name__", "")
         where = getattr(func, "__module__", None) or "torch"
         instead = instead_of_numpy(Tensor, name, "t").replace("np.", f"{where}.")
-        raise _numpy_refused(f"{where}.{name} of a Tensor", instead, by="PyTorch")
+        given = next((arg for arg in args if isinstance(arg, Tensor)), None)
+        raise _numpy_refused(f"{where}.{name} of a Tensor", instead, by="PyTorch", tensor=given)
 
     def __format__(self, spec: str) -> str:
         """``f"{loss:.4f}"`` formats a one-element tensor's number; ``f"{t}"`` is the repr."""
@@ -715,7 +717,8 @@ def _numpy_refused(what: str, instead: str, by: str = "NumPy", tensor: Tensor | 
     """The error for NumPy (or PyTorch) given a Tensor where it would compute with its array and drop
     its graph; or, where that ``tensor`` is another Tensor's ``.data`` (every op hands its inputs'
     ``.data`` to NumPy, so ``p.sum()`` comes here after ``p.data = p - lr * p.grad``), the error for
-    a ``.data`` set by hand to a Tensor."""
+    a ``.data`` set by hand to a Tensor. (NumPy called by hand on such a Tensor gets those words
+    too: the slip they name is there.)"""
     if tensor is not None and _held_as_data(tensor):
         return _set_by_hand(TENSOR_AS_DATA)
     return numpy_refused("Tensor", what, instead, "t.data for the array, t.item() for one number, both constants",
