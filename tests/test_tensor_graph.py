@@ -15,7 +15,8 @@ import pytest
 from tinyad import Tensor, Value, checkpoint, gradcheck, no_grad
 from op_families import MASK_BESIDE_NONES  # tests/op_families.py
 from tinyad.tensor import Tensor as TensorFromPackage
-from tinyad.tensor import nn
+from tinyad.tensor import backend, nn
+from tinyad.tensor import functional as F
 
 # -- construction -------------------------------------------------------------------
 
@@ -688,7 +689,6 @@ def test_zero_size_shapes_work_through_matmul_and_elementwise_backward():
 
 
 def test_softmax_over_an_empty_axis_and_an_empty_batch_say_so():
-    from tinyad.tensor import functional as F
 
     for fn in (F.softmax, F.log_softmax, F.logsumexp):
         with pytest.raises(ValueError, match=r"axis 1 of shape \(2, 0\) is empty"):
@@ -770,7 +770,6 @@ def test_a_node_made_by_hand_names_a_parent_that_is_not_a_tensor(make_parents, w
 
 
 def test_a_layer_given_an_array_for_a_tensor_names_it():
-    from tinyad.tensor import functional as F
     x = Tensor(np.ones((2, 3)))
     w = Tensor(np.ones((3, 4)), requires_grad=True)
     b = Tensor(np.zeros(4), requires_grad=True)
@@ -1161,7 +1160,11 @@ def test_data_set_by_hand_to_what_a_tensor_does_not_hold_is_named_where_it_shows
 @pytest.mark.parametrize("use", [
     lambda q: q.sum(), lambda q: q.mean(), lambda q: q.max(), lambda q: q.exp(), lambda q: q.relu(),
     lambda q: q.tanh(), lambda q: q ** 2, lambda q: q.numpy(), lambda q: nn.MLP(2, [1], seed=0)(q),
-], ids=["sum", "mean", "max", "exp", "relu", "tanh", "pow", "numpy", "layer"])
+    # These ask for the library of the .data first: "Tensor is not a supported array type"
+    lambda q: q.sigmoid(), lambda q: F.softmax(q), lambda q: F.logsumexp(q), lambda q: F.log_softmax(q),
+    lambda q: F.cross_entropy(q.reshape(1, 2), [0]),
+], ids=["sum", "mean", "max", "exp", "relu", "tanh", "pow", "numpy", "layer", "sigmoid", "softmax", "logsumexp",
+        "log_softmax", "cross_entropy"])
 def test_data_set_to_a_tensor_is_named_by_every_op_that_hands_it_to_numpy(use):
     # They read "NumPy cannot follow a Tensor's graph (np.add.reduce of a Tensor)", where no NumPy
     # function was called: the op handed p.data, a Tensor, to NumPy.
@@ -1180,6 +1183,8 @@ def test_a_tensor_given_to_numpy_by_hand_is_still_refused_in_numpys_words():
             np.exp(given)
     with pytest.raises(TypeError, match=r"cannot follow a Tensor's graph|a list of Tensors"):
         Tensor([[t]])  # a Tensor in a nested list is not a Tensor's .data
+    with pytest.raises(TypeError, match=r"got a Tensor where an array belongs: pass its array, \.data"):
+        backend.namespace(t)  # what an op asks of its input's .data, asked of a Tensor held by none
     holder.data = t
     with pytest.raises(TypeError, match=r"set by hand \(t\.data = \.\.\.\) to a Tensor"):
         holder.exp()

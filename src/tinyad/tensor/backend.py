@@ -28,6 +28,7 @@ error message.
 
 from __future__ import annotations
 
+import gc
 import math
 from types import ModuleType
 from typing import Any, ContextManager
@@ -35,6 +36,7 @@ from typing import Any, ContextManager
 import array_api_compat
 import numpy as np
 
+from tinyad.graph import is_node
 from tinyad.tensor import numpy_namespace
 from tinyad.validation import type_name
 
@@ -49,7 +51,41 @@ def namespace(array: Any) -> ModuleType:
     """The array API namespace of ``array``: NumPy's at once, any other library's from array_api_compat."""
     if type(array) is np.ndarray or isinstance(array, np.generic):
         return NUMPY
-    return array_api_compat.array_namespace(array)
+    try:
+        return array_api_compat.array_namespace(array)
+    except TypeError:
+        if is_node(array):  # an op given a node where it computes with arrays: named, on the way to the error
+            raise node_for_an_array(array) from None
+        raise
+
+
+def node_for_an_array(node: Any) -> TypeError:
+    """The error for a node (a Tensor, a Value) where the engine computes with an array.
+
+    An op hands its inputs' ``.data`` to the library, so a node there is most often a ``.data`` set
+    by hand to a Tensor (``p.data = p - lr * p.grad``), said so where the node is another node's
+    ``.data``; else the node was given in place of its array.
+    """
+    if held_as_data(node):
+        return set_by_hand(TENSOR_AS_DATA)
+    return TypeError(f"got a {type_name(node)} where an array belongs: pass its array, .data")
+
+
+def held_as_data(node: Any) -> bool:
+    """Whether ``node`` is the ``.data`` of another node. Asked only on the way to an error: it looks
+    through every object the garbage collector tracks (a few milliseconds in a long session)."""
+    return any(is_node(holder) and holder.data is node for holder in gc.get_referrers(node))
+
+
+TENSOR_AS_DATA = "a Tensor (p.data = p - lr * p.grad makes one: write p.data -= lr * p.grad)"
+
+
+def set_by_hand(what: str) -> TypeError:
+    """The error for a tensor whose ``.data`` was set by hand to ``what`` (words: "a list ([1, 2])")."""
+    return TypeError(
+        f"a tensor's data was set by hand (t.data = ...) to {what}: a Tensor holds an array of "
+        "float32 or float64, so set t.data to one (np.asarray(numbers, dtype=float), in its shape)"
+    )
 
 
 def in_torch_graph(x: Any) -> bool:

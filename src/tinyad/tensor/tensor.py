@@ -74,7 +74,6 @@ Decisions worth knowing:
 
 from __future__ import annotations
 
-import gc
 import math
 import numbers
 from types import ModuleType
@@ -89,8 +88,8 @@ from tinyad.validation import (
 from tinyad.tensor import binary, elementwise, grad_mode, reductions, shapes
 from tinyad.tensor.conversion import as_float_array, kind_of_list, too_large
 from tinyad.tensor.backend import (
-    NUMPY, all_finite, cannot_combine, describe, device, dtype_name, in_torch_graph, is_array, library,
-    namespace, refuse_torch_graph, same_device, to_numpy,
+    NUMPY, TENSOR_AS_DATA, all_finite, cannot_combine, describe, device, dtype_name, held_as_data, in_torch_graph,
+    is_array, library, namespace, refuse_torch_graph, same_device, set_by_hand, to_numpy,
 )
 
 ArrayLike = Union["Tensor", np.ndarray, float, int, Sequence]
@@ -719,27 +718,10 @@ def _numpy_refused(what: str, instead: str, by: str = "NumPy", tensor: Tensor | 
     ``.data`` to NumPy, so ``p.sum()`` comes here after ``p.data = p - lr * p.grad``), the error for
     a ``.data`` set by hand to a Tensor. (NumPy called by hand on such a Tensor gets those words
     too: the slip they name is there.)"""
-    if tensor is not None and _held_as_data(tensor):
-        return _set_by_hand(TENSOR_AS_DATA)
+    if tensor is not None and held_as_data(tensor):
+        return set_by_hand(TENSOR_AS_DATA)
     return numpy_refused("Tensor", what, instead, "t.data for the array, t.item() for one number, both constants",
                          by)
-
-
-def _held_as_data(t: Tensor) -> bool:
-    """Whether ``t`` is the ``.data`` of another Tensor. Asked only on the way to an error: it looks
-    through every object the garbage collector tracks (a few milliseconds in a long session)."""
-    return any(type(holder) is Tensor and holder.data is t for holder in gc.get_referrers(t))
-
-
-TENSOR_AS_DATA = "a Tensor (p.data = p - lr * p.grad makes one: write p.data -= lr * p.grad)"
-
-
-def _set_by_hand(what: str) -> TypeError:
-    """The error for a tensor whose ``.data`` was set by hand to ``what`` (words: "a list ([1, 2])")."""
-    return TypeError(
-        f"a tensor's data was set by hand (t.data = ...) to {what}: a Tensor holds an array of "
-        "float32 or float64, so set t.data to one (np.asarray(numbers, dtype=float), in its shape)"
-    )
 
 
 def _check_data_set_by_hand(t: Tensor) -> None:
@@ -759,7 +741,7 @@ def _check_data_set_by_hand(t: Tensor) -> None:
         what = f"an array of {dtype_name(data.dtype)}"
     else:
         return
-    raise _set_by_hand(what)
+    raise set_by_hand(what)
 
 
 def _check_gradient_array(grad: Any, node: Tensor) -> None:
