@@ -10,8 +10,9 @@ of asking again.
 Where the standard has no function, each need has one small helper here, NumPy's way
 first: an unbuffered scatter-add (``scatter_add``), NumPy's floating-point error state
 (``errstate``), a copy in NumPy for reading (``to_numpy``), a quick test that an array is
-finite (``all_finite``), and the check and message for arrays that cannot meet in one op
-(``same_place``, ``cannot_combine``).
+finite (``all_finite``), the check and message for arrays that cannot meet in one op
+(``same_place``, ``cannot_combine``), and the message for a node where an array belongs, most often
+a ``.data`` set by hand to a Tensor (``node_for_an_array``).
 
 Outside this module the engine asks three things only of an array's library. Whether it is
 NumPy's (``xp is NUMPY``, where ``NUMPY`` is the namespace below, not the ``numpy`` module; or
