@@ -674,6 +674,49 @@ def test_an_update_of_ones_own_that_writes_no_array_into_a_tensor_is_refused_and
     assert p.data is kept
 
 
+@pytest.mark.parametrize("written, words", [
+    (lambda a: a.astype(np.int64), r"a numpy array of int64, where its gradient is a numpy array of float32"),
+    (lambda a: a.astype(np.float64), r"a numpy array of float64, where its gradient is a numpy array of float32"),
+    (lambda a: Tensor(a), r"a Tensor \(Tensor\(\[0\.8"),  # p.data = p - lr * p.grad, .data forgotten
+], ids=["ints", "float64", "Tensor"])
+def test_an_update_of_ones_own_that_changes_a_tensors_kind_is_refused_and_put_back(written, words):
+    class Converting(SGD):
+        def update(self, p, state):
+            p.data = written(p.data - self.lr * p.grad)
+
+    p = Tensor(np.array([1.0, 2.0], dtype=np.float32), requires_grad=True)
+    (p * p).sum().backward()
+    kept = p.data
+    with pytest.raises(TypeError, match=rf"the update made parameter 0's data {words}"):
+        Converting([p], lr=0.1).step()
+    assert p.data is kept
+
+
+def test_an_update_of_ones_own_that_writes_an_array_into_a_value_is_refused_and_put_back():
+    class Arraying(SGD):
+        def update(self, p, state):
+            p.data = np.full(2, p.data - self.lr * p.grad)
+
+    v = Value(1.0)
+    (v * v).backward()
+    with pytest.raises(TypeError, match=r"the update made parameter 0's data a ndarray \(array\(\[0\.8, 0\.8\]\)\), "
+                                        r"where it was a number"):
+        Arraying([v], lr=0.1).step()
+    assert v.data == 1.0
+
+
+@pytest.mark.parametrize("make", [SGD, Adam], ids=["SGD", "Adam"])
+def test_a_0d_tensor_whose_data_became_numpys_float_steps_and_stays_an_array(make):
+    # The step made it a Python float, and the next op called that a .data set by hand.
+    b = Tensor(1.0, requires_grad=True)
+    (b * b).backward()
+    b.data = b.data - 0.1 * b.grad  # NumPy's arithmetic on a 0-d array gives a NumPy float
+    assert isinstance(b.data, np.float64)
+    make([b], lr=0.1).step()
+    assert type(b.data) is np.ndarray and b.data.shape == ()
+    assert (b * 3.0).item() == pytest.approx(3 * float(b.data))
+
+
 def test_a_parameter_whose_data_was_set_by_hand_to_what_no_parameter_holds_is_named():
     # It read "parameter 0 is a Value, but its gradient is a ndarray", for a Tensor.
     p = Tensor([1.0, 2.0], requires_grad=True)

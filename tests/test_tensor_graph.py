@@ -1183,11 +1183,15 @@ def test_a_tensor_given_to_numpy_by_hand_is_still_refused_in_numpys_words():
             np.exp(given)
     with pytest.raises(TypeError, match=r"cannot follow a Tensor's graph|a list of Tensors"):
         Tensor([[t]])  # a Tensor in a nested list is not a Tensor's .data
-    with pytest.raises(TypeError, match=r"got a Tensor where an array belongs: pass its array, \.data"):
+    with pytest.raises(TypeError, match=r"got a Tensor where an array belongs: an op computes with arrays \(a Tensor's \.data\)"):
         backend.namespace(t)  # what an op asks of its input's .data, asked of a Tensor held by none
     holder.data = t
     with pytest.raises(TypeError, match=r"set by hand \(t\.data = \.\.\.\) to a Tensor"):
         holder.exp()
+    holder.data = Value(1.0)  # a Value held as .data is not called a Tensor
+    for use in (lambda q: q.sigmoid(), lambda q: q.sum()):
+        with pytest.raises(TypeError, match=r"set by hand \(t\.data = \.\.\.\) to a Value \(Value\(data=1"):
+            use(holder)
 
 
 def test_pytorch_s_methods_and_int_of_a_tensor_say_what_to_write():

@@ -118,14 +118,10 @@ class Optimizer:
                 self.update(p, state)
                 updating = False
                 after = p.data
-                if type(before) is np.ndarray or is_array(before) and not isinstance(before, np.generic):
-                    if getattr(after, "shape", None) != before.shape:  # a Tensor's array: a number has none
-                        # A state made for another shape broadcast into the step: the parameter grew.
-                        raise _state_of_another_shape(k, before, state) or _changed_shape(k, before, after)
-                    if type(after) is not type(before) and isinstance(after, np.generic):
-                        p.data = after = np.asarray(after)  # NumPy's arithmetic on a 0-d array gives a scalar
-                elif isinstance(after, np.floating):  # a Value's, stepped by NumPy's float: a number again
-                    p.data = after = float(after)
+                if not (type(after) is np.ndarray and type(before) is np.ndarray  # a NumPy Tensor's, or a
+                        and after.shape == before.shape and after.dtype is before.dtype  # Value's: asked first
+                        or type(after) is float and type(before) is float):
+                    p.data = after = _settled(k, p, before, after, state)
                 # Asked of the result rather than of the gradient: a gradient with nan or inf gives
                 # a result with them too, and so does a step beyond the float type. (Adam's running
                 # mean of squares, which can overflow without moving the parameter, is not asked:
@@ -245,15 +241,38 @@ def _state_of_another_shape(k: int, data: Any, state: dict[str, Any]) -> ValueEr
     )
 
 
-def _changed_shape(k: int, before: Any, after: Any) -> Exception:
-    """The error for an update that left parameter ``k``'s data ``after`` of another shape than the
-    array ``before`` it, or no array at all (an update of one's own that wrote a number or a list)."""
-    if not is_array(after) or isinstance(after, np.generic):
-        return TypeError(
+def _settled(k: int, p: Any, before: Any, after: Any, state: dict[str, Any]) -> Any:
+    """Parameter ``k``'s data ``after`` its update, where it is not what it was ``before`` in kind
+    (a float, a NumPy array of one shape and dtype): as the parameter keeps it, or an error.
+
+    A Tensor's (its gradient is an array) is an array of its library, shape and dtype: NumPy's
+    arithmetic on a 0-d array gives a NumPy float, made an array again. A Value's (its gradient is a
+    number) is a Python float: a NumPy gradient's arithmetic gives a NumPy float. Anything else, an
+    update of one's own wrote (a number or a list for a Tensor, an array for a Value), is refused.
+    """
+    if not is_array(p.grad) or isinstance(p.grad, np.generic):  # a Value's number
+        if isinstance(after, numbers.Real) and not isinstance(after, bool):
+            return float(after)
+        raise TypeError(f"the update made parameter {k}'s data a {type_name(after)} ({after!r:.60}), where it "
+                        "was a number: a Value's update writes a number")
+    if isinstance(after, np.generic):
+        after = np.asarray(after)
+    if not is_array(after):
+        raise TypeError(
             f"the update made parameter {k}'s data a {type_name(after)} ({after!r:.60}), where it was an "
             f"array of shape {_shape(before)}: an update writes an array of the parameter's shape and library"
         )
-    return ValueError(f"the update changed parameter {k}'s shape from {_shape(before)} to {_shape(after)}")
+    if _shape(after) != _shape(before):  # a state made for another shape broadcast into the step: it grew
+        raise _state_of_another_shape(k, before, state) or ValueError(
+            f"the update changed parameter {k}'s shape from {_shape(before)} to {_shape(after)}")
+    own = namespace(p.grad)
+    if namespace(after) is not own or after.dtype != p.grad.dtype:
+        raise TypeError(
+            f"the update made parameter {k}'s data {describe(after, namespace(after))} of "
+            f"{dtype_name(after.dtype)}, where its gradient is {describe(p.grad, own)} of "
+            f"{dtype_name(p.grad.dtype)}: an update keeps the parameter's library and dtype"
+        )
+    return after
 
 
 def _no_such_setting(optimiser: Optimizer, name: str) -> AttributeError:

@@ -67,9 +67,10 @@ def node_for_an_array(node: Any) -> TypeError:
     by hand to a Tensor (``p.data = p - lr * p.grad``), said so where the node is another node's
     ``.data``; else the node was given in place of its array.
     """
+    name = type_name(node)
     if held_as_data(node):
-        return set_by_hand(TENSOR_AS_DATA)
-    return TypeError(f"got a {type_name(node)} where an array belongs: pass its array, .data")
+        return set_by_hand(TENSOR_AS_DATA if name == "Tensor" else f"a {name} ({node!r:.40})")
+    return TypeError(f"got a {name} where an array belongs: an op computes with arrays (a Tensor's .data)")
 
 
 def held_as_data(node: Any) -> bool:
