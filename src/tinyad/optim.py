@@ -17,7 +17,8 @@ What would corrupt a parameter is refused where it enters: a setting that is not
 finite number in range (whenever it is set: at construction, or later, as a schedule sets
 ``opt.lr``), a parameter that is not a leaf or the same parameter twice (at construction),
 a gradient that is not a number or an array of them, not finite, or not of its parameter's
-shape, and an update that would make the parameter overflow the float type (at ``step()``).
+shape, and an update that would make the parameter overflow the float type, or (an update of one's
+own) change what it holds: its shape, dtype or library, or an array for a number (at ``step()``).
 A step is all or nothing: where it refuses, every parameter and state is as it was before it.
 A step that finds no gradient at all (each ``None``, or each a Value's ``0.0``) warns: the loop
 cleared the gradients between ``backward()`` and ``step()``, or never called ``backward()``.
