@@ -605,6 +605,23 @@ def test_a_parameter_resized_after_a_step_is_named_not_grown_by_the_old_state(ma
     assert w.data.shape == resized and np.array_equal(w.data, np.zeros(resized))  # put back as it was
 
 
+@pytest.mark.parametrize("first, resized", [((1,), (3,)), ((1, 1), (2, 3))])
+@pytest.mark.parametrize("make", [lambda ps: Adam(ps, lr=0.1), lambda ps: SGD(ps, lr=0.1, momentum=0.9)],
+                         ids=["Adam", "SGD with momentum"])
+def test_a_parameter_grown_after_a_step_is_not_stepped_by_its_old_state_broadcast(make, first, resized):
+    # The state of shape (1,) broadcast into the step of a parameter grown to (3,): every entry moved
+    # by the momentum of the old one, in silence.
+    w = Tensor(np.ones(first), requires_grad=True)
+    optimiser = make([w])
+    w.grad = np.ones(first)
+    optimiser.step()
+    w.data, w.grad = np.zeros(resized), np.ones(resized)
+    with pytest.raises(ValueError, match=rf"parameter 0 has shape {re.escape(str(resized))}, but the optimiser's "
+                                         rf"state for it \((m, v|buffer)\) has shape {re.escape(str(first))}"):
+        optimiser.step()
+    assert np.array_equal(w.data, np.zeros(resized))  # put back as it was
+
+
 def test_the_parameter_lists_an_optimiser_is_wrongly_given_are_named_with_what_to_pass():
     from tinyad.tensor.nn import MLP as TensorMLP
 

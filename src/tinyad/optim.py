@@ -114,6 +114,13 @@ class Optimizer:
         try:
             for k, p, state in ready:
                 before = p.data
+                # A state kept from earlier steps, for the parameter's shape then, would broadcast into
+                # the update of a parameter resized since (momentum of shape (1,) into a (3,)).
+                if state:
+                    shape = getattr(before, "shape", None)
+                    for value in state.values():
+                        if getattr(value, "shape", shape) != shape and not isinstance(value, np.generic):
+                            raise _state_of_another_shape(k, before, state)
                 done.append((k, p, state, before, dict(state) if state else None))
                 updating = True
                 self.update(p, state)
