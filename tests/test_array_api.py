@@ -162,6 +162,7 @@ def test_a_torch_array_before_a_tensor_in_an_operator_asks_no_one_who_holds_the_
     a = torch.full((2,), 2.0, dtype=torch.float64)
     assert backend.to_numpy((a + t).data).tolist() == [3.0, 3.0]
     assert backend.to_numpy((a * t).data).tolist() == [2.0, 2.0]
+    assert backend.to_numpy((a ** t).data).tolist() == [2.0, 2.0]  # torch._tensor's __pow__ has a module
 
 
 @needs_torch_tensors

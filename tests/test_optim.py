@@ -605,7 +605,7 @@ def test_a_parameter_resized_after_a_step_is_named_not_grown_by_the_old_state(ma
     assert w.data.shape == resized and np.array_equal(w.data, np.zeros(resized))  # put back as it was
 
 
-@pytest.mark.parametrize("first, resized", [((1,), (3,)), ((1, 1), (2, 3))])
+@pytest.mark.parametrize("first, resized", [((1,), (3,)), ((1, 1), (2, 3)), ((), (3,))])
 @pytest.mark.parametrize("make", [lambda ps: Adam(ps, lr=0.1), lambda ps: SGD(ps, lr=0.1, momentum=0.9)],
                          ids=["Adam", "SGD with momentum"])
 def test_a_parameter_grown_after_a_step_is_not_stepped_by_its_old_state_broadcast(make, first, resized):
@@ -723,6 +723,21 @@ def test_an_update_of_ones_own_that_writes_an_array_into_a_value_is_refused_and_
 
 
 @pytest.mark.parametrize("make", [SGD, Adam], ids=["SGD", "Adam"])
+def test_a_0d_tensor_whose_gradient_was_clipped_with_numpy_steps_and_stays_an_array(make):
+    # np.clip of a 0-d gradient gives NumPy's float; the step took the Tensor for a Value, made its
+    # data a Python float, and the next forward pass called that a .data set by hand.
+    w, b = Tensor(np.ones(2), requires_grad=True), Tensor(1.0, requires_grad=True)
+    optimiser = make([w, b], lr=0.1)
+    for _ in range(3):
+        optimiser.zero_grad()
+        (w * b).sum().backward()
+        b.grad = np.clip(b.grad, -0.5, 0.5)
+        assert isinstance(b.grad, np.float64)
+        optimiser.step()
+        assert type(b.data) is np.ndarray and b.data.shape == ()
+
+
+@pytest.mark.parametrize("make", [SGD, Adam], ids=["SGD", "Adam"])
 def test_a_0d_tensor_whose_data_became_numpys_float_steps_and_stays_an_array(make):
     # The step made it a Python float, and the next op called that a .data set by hand.
     b = Tensor(1.0, requires_grad=True)
@@ -746,6 +761,14 @@ def test_a_parameter_whose_data_was_set_by_hand_to_what_no_parameter_holds_is_na
     scalar.data = 0.5
     with pytest.raises(TypeError, match=r"parameter 0's data is a float \(0\.5\), set by hand"):
         SGD([scalar], lr=0.1).step()
+    zero_d = Value(1.0)  # a Value given a 0-d array for a gradient: it was called its data set by hand
+    zero_d.grad = np.array(2.0)
+    with pytest.raises(TypeError, match=r"parameter 0 is a Value, but its gradient is a ndarray"):
+        SGD([zero_d], lr=0.1).step()
+    huge = Value(1.0)  # data beyond any float: "int too large to convert to float" from inside the update
+    huge.grad, huge.data = 1.0, 10**400
+    with pytest.raises(ValueError, match=r"parameter 0.s data"):
+        SGD([huge], lr=0.1).step()
     numpys = Value(1.0)  # a Value given NumPy's float for a gradient: "changed its shape from () to ()"
     numpys.grad = np.float64(2.0)
     sgd = SGD([numpys], lr=0.1)

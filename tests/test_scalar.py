@@ -347,6 +347,16 @@ def test_a_divisor_set_to_zero_after_the_forward_pass_is_named_by_backward():
     b.data = 0.0
     with pytest.raises(ZeroDivisionError, match=r"the derivative of a / b at b = 0\.0 is infinite"):
         quotient.backward()
+    x = Value(2.0)
+    logged = x.log()
+    x.data = 0.0
+    with pytest.raises(ZeroDivisionError, match=r"the derivative of log\(a\) at a = 0\.0 is infinite"):
+        logged.backward()
+    c = Value(2.0)  # set to an array instead: "truth value of an array is ambiguous", from inside the rule
+    ratio = Value(1.0) / c
+    c.data = np.array([1.0, 2.0])
+    with pytest.raises(TypeError, match=r"a Value's gradient is a number"):
+        ratio.backward()
 
 
 def test_a_power_whose_slope_is_infinite_passes_on_no_gradient_where_none_arrives():

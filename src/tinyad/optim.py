@@ -110,21 +110,15 @@ class Optimizer:
         for k, p, _ in ready:
             _check_grad(k, p)
         done = []  # (k, parameter, its state, and both as they were before this step)
-        updating = False  # whether an error comes from an update itself (NumPy's words) or a check here
         try:
             for k, p, state in ready:
                 before = p.data
                 # A state kept from earlier steps, for the parameter's shape then, would broadcast into
                 # the update of a parameter resized since (momentum of shape (1,) into a (3,)).
-                if state:
-                    shape = getattr(before, "shape", None)
-                    for value in state.values():
-                        if getattr(value, "shape", shape) != shape and not isinstance(value, np.generic):
-                            raise _state_of_another_shape(k, before, state)
+                if state and _stale_state(before, state):
+                    raise _state_of_another_shape(k, before, state)
                 done.append((k, p, state, before, dict(state) if state else None))
-                updating = True
                 self.update(p, state)
-                updating = False
                 after = p.data
                 if not (type(after) is np.ndarray and type(before) is np.ndarray  # a NumPy Tensor's, or a
                         and after.shape == before.shape and after.dtype is before.dtype  # Value's: asked first
@@ -136,16 +130,11 @@ class Optimizer:
                 # that would double the checks' cost, for gradients above 1e154, or 1e19 in float32.)
                 if not _finite(after):
                     raise _refused_update(k, p, self, _changed_in_place(done))
-        except BaseException as error:  # this error, or one raised by an update: put back what moved
+        except BaseException:  # this error, or one raised by an update: put back what moved
             for _, q, q_state, q_data, q_kept in done:
                 q.data = q_data
                 q_state.clear()
                 q_state.update(q_kept or {})
-            if updating and isinstance(error, ValueError):  # NumPy's words for a state of another shape?
-                k, q, q_state, _, _ = done[-1]
-                stale = _state_of_another_shape(k, q.data, q_state)
-                if stale is not None:
-                    raise stale from error
             raise
 
     def update(self, p: Any, state: dict[str, Any]) -> None:
@@ -234,14 +223,18 @@ class Adam(Optimizer):
         p.data = p.data - self.lr * m_hat / (v_hat**0.5 + self.eps)
 
 
-def _state_of_another_shape(k: int, data: Any, state: dict[str, Any]) -> ValueError | None:
-    """The error for parameter ``k`` (its array ``data``) when an array in its ``state`` has another
-    shape: the parameter was resized since the optimiser last stepped it. None if none has."""
-    shape = getattr(data, "shape", None)
-    stale = [name for name, value in state.items()
-             if getattr(value, "shape", shape) != shape and not isinstance(value, np.generic)]
-    if not stale:
-        return None
+def _stale_state(data: Any, state: dict[str, Any]) -> list[str]:
+    """The names of the arrays in a parameter's ``state`` whose shape is not its ``data``'s (a
+    NumPy float of Adam's 0-d state is one of shape (); a number, such as Adam's step count, none)."""
+    shape = data.shape if type(data) is np.ndarray else _shape(data)
+    return [name for name, value in state.items()
+            if (value.shape != shape if type(value) is np.ndarray else is_array(value) and _shape(value) != shape)]
+
+
+def _state_of_another_shape(k: int, data: Any, state: dict[str, Any]) -> ValueError:
+    """The error for parameter ``k`` (its array ``data``) whose ``state`` holds arrays of another
+    shape (``_stale_state``): the parameter was resized since the optimiser last stepped it."""
+    stale = _stale_state(data, state)
     return ValueError(
         f"parameter {k} has shape {_shape(data)}, but the optimiser's state for it ({', '.join(stale)}) has "
         f"shape {_shape(state[stale[0]])}: the parameter changed shape after the optimiser last stepped "
@@ -253,14 +246,14 @@ def _settled(k: int, p: Any, before: Any, after: Any, state: dict[str, Any]) -> 
     """Parameter ``k``'s data ``after`` its update, where it is not what it was ``before`` in kind
     (a float, a NumPy array of one shape and dtype): as the parameter keeps it, or an error.
 
-    A Tensor's (its gradient is an array) is an array of its library, shape and dtype: NumPy's
-    arithmetic on a 0-d array gives a NumPy float, made an array again. A Value's (its gradient is a
-    number) is a Python float: a NumPy gradient's arithmetic gives a NumPy float. Anything else, an
+    A Tensor's is an array of its library, shape and dtype: NumPy's arithmetic on a 0-d array gives a
+    NumPy float, made an array again. A Value's is a Python float: a NumPy gradient's arithmetic gives
+    a NumPy float. Anything else, an
     update of one's own wrote (a number or a list for a Tensor, an array for a Value), is refused.
     """
-    if not is_array(p.grad) or isinstance(p.grad, np.generic):  # a Value's number
+    if not _is_tensor(p):  # a Value's number
         if isinstance(after, numbers.Real) and not isinstance(after, bool):
-            return float(after)
+            return as_real(after, f"parameter {k}'s data")
         raise TypeError(f"the update made parameter {k}'s data a {type_name(after)} ({after!r:.60}), where it "
                         "was a number: a Value's update writes a number")
     if isinstance(after, np.generic):
@@ -270,9 +263,8 @@ def _settled(k: int, p: Any, before: Any, after: Any, state: dict[str, Any]) -> 
             f"the update made parameter {k}'s data a {type_name(after)} ({after!r:.60}), where it was an "
             f"array of shape {_shape(before)}: an update writes an array of the parameter's shape and library"
         )
-    if _shape(after) != _shape(before):  # a state made for another shape broadcast into the step: it grew
-        raise _state_of_another_shape(k, before, state) or ValueError(
-            f"the update changed parameter {k}'s shape from {_shape(before)} to {_shape(after)}")
+    if _shape(after) != _shape(before):
+        raise ValueError(f"the update changed parameter {k}'s shape from {_shape(before)} to {_shape(after)}")
     own = namespace(p.grad)
     if namespace(after) is not own or after.dtype != p.grad.dtype:
         raise TypeError(
@@ -420,17 +412,26 @@ def _check_grad(k: int, p: Any) -> None:
                 "shape and dtype, in its library"
             )
         _check_dtype(k, g, data)
-    elif is_array(g) and not isinstance(g, np.generic) or not isinstance(data, numbers.Real) or isinstance(data, bool):
-        # .data set by hand: a Tensor's to a number, or either one's to what is no number
+    elif _is_tensor(p):  # its data set by hand to a number, or to what is no number
         raise TypeError(f"parameter {k}'s data is a {type_name(data)} ({data!r:.60}), set by hand (p.data = ...): "
-                        "a Tensor's data is an array of float32 or float64, a Value's a number")
+                        "a Tensor's data is an array of float32 or float64")
+    elif not isinstance(data, numbers.Real) or isinstance(data, bool):  # a Value's, set by hand
+        raise TypeError(f"parameter {k}'s data is a {type_name(data)} ({data!r:.60}), set by hand (p.data = ...): "
+                        "a Value's data is a number")
     elif not isinstance(g, (int, float)):  # a Value's number
         raise TypeError(
             f"parameter {k} is a Value, but its gradient is a {type_name(g)} ({g!r:.60}): a Value's "
             "gradient is a Python number, and the update would make its data one too"
         )
-    else:
-        as_real(g, f"parameter {k}'s gradient")  # an int beyond any float is named here, not in the update
+    else:  # an int beyond any float is named here, not in the update
+        as_real(g, f"parameter {k}'s gradient")
+        as_real(data, f"parameter {k}'s data")
+
+
+def _is_tensor(p: Any) -> bool:
+    """Whether parameter ``p`` is a Tensor (it keeps its library's namespace, ``xp``), not a Value:
+    told by the node, as its data or gradient may be a NumPy float in either."""
+    return hasattr(p, "xp")
 
 
 def _check_dtype(k: int, g: Any, data: Any) -> None:

@@ -222,9 +222,11 @@ class Value:
         if b is None:  # a number divisor, kept in saved
             a.grad += out.grad / out.saved
             return
-        if b.data == 0.0:  # its data set to 0 by hand since the forward pass
-            raise ZeroDivisionError(f"the derivative of a / b at b = 0.0 is infinite ({b!r} was set to 0 after a / b)")
-        a.grad += out.grad / b.data  # d(a / b)/da = 1 / b
+        try:
+            a.grad += out.grad / b.data  # d(a / b)/da = 1 / b
+        except ZeroDivisionError:  # its data set to 0 by hand since the forward pass
+            raise ZeroDivisionError(f"the derivative of a / b at b = 0.0 is infinite ({b!r} was set to 0 after "
+                                    "a / b)") from None
         b.grad -= divisor_slope(out.grad, out.data, b.data)  # d(a / b)/db = -a / b**2 = -out / b
 
     # ``p -= lr * p.grad`` on a parameter would make a new node named p and leave the parameter's
@@ -299,7 +301,11 @@ class Value:
     @staticmethod
     def log_backward(out: Value) -> None:
         a = out.first
-        a.grad += out.grad / a.data  # d log(a)/da = 1 / a
+        try:
+            a.grad += out.grad / a.data  # d log(a)/da = 1 / a
+        except ZeroDivisionError:  # its data set to 0 by hand since the forward pass
+            raise ZeroDivisionError(f"the derivative of log(a) at a = 0.0 is infinite ({a!r} was set to 0 after "
+                                    "log)") from None
 
     def relu(self) -> Value:
         y = self.data if self.data > 0.0 else 0.0

@@ -305,11 +305,11 @@ class Tensor:
         name = getattr(func, "__name__", "")
         where = getattr(func, "__module__", None) or "torch"
         instead = instead_of_numpy(Tensor, name, "t").replace("np.", f"{where}.")
-        # A torch.Tensor's operator (torch_array + t) or method has no module: PyTorch turns its TypeError
-        # into NotImplemented and goes on to t.__radd__, so no error comes of it, and who holds the Tensor
-        # (a look through every object) is asked only for a function's.
-        given = None if getattr(func, "__module__", None) is None else next(
-            (arg for arg in args if isinstance(arg, Tensor)), None)
+        # A torch.Tensor's operator (torch_array + t) or method has no module, or torch._tensor's (**, //):
+        # PyTorch turns its TypeError into NotImplemented and goes on to t.__radd__, so no error comes of
+        # it, and who holds the Tensor (a look through every object) is asked only for a function's.
+        operator = getattr(func, "__module__", None) in (None, "torch._tensor")
+        given = None if operator else next((arg for arg in args if isinstance(arg, Tensor)), None)
         raise _numpy_refused(f"{where}.{name} of a Tensor", instead, by="PyTorch", tensor=given)
 
     def __format__(self, spec: str) -> str:
