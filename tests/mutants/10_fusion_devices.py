@@ -98,9 +98,10 @@ MUTANTS = {
              "backward_rule=linear_relu_backward)",
              "    pre = x.data @ w.data + b.data\n"
              "    return Tensor(np.where(pre > 0, pre, 0.0), parents=(x, w, b), op=\"linear_relu\",\n"
-             "                  backward_rule=linear_relu_backward)"),
+             "                  backward_rule=linear_relu_backward, saved=w.data.T)"),  # a view: no new memory
             ("    da = out.grad * xp.astype(out.data > 0, out.dtype)\n",
              "    da = np.where(out.data > 0, out.grad, 0.0)\n"),
+            ("x.accumulate(da @ w.data.T)", "x.accumulate(da @ out.saved)"),
             ("b.accumulate(xp.sum(da, axis=0))", "b.accumulate(np.ones(len(da)) @ da)"),
         ],
     },
