@@ -11,6 +11,7 @@ outside the course as an instructor grades a notebook a learner sent (README: th
 from __future__ import annotations
 
 import copy
+import json
 import re
 import subprocess
 import sys
@@ -683,6 +684,33 @@ def test_a_notebook_that_cannot_be_read_is_named_and_the_others_are_graded(slips
     assert "NBFormatError" in lines[-1] or "JSON" in lines[-1] or "Unterminated" in lines[-1], out
     assert rows["85_cut_short.ipynb"] == [] and rows["91_as_given.ipynb"] == SMALL_TABLE[:-1], out
     assert "error during collection" not in out and "Interrupted" not in out, out
+
+
+@PYTEST_INTERFACE
+def test_only_the_notebooks_asked_for_are_named_unreadable_and_a_null_source_is_one(tmp_path):
+    # pytest collects every file of a folder on its way to the one asked for: grading 91 alone
+    # named its unreadable neighbours. A cell whose source is null passed nbformat's reading and
+    # stopped nbval's collection, and with it every notebook ("not run").
+    nbtools.write(small_exercise(), tmp_path / "91_as_given.ipynb")
+    (tmp_path / "85_cut_short.ipynb").write_text(nbtools.dumps(small_exercise())[:2000])
+    null_source = json.loads(nbtools.dumps(small_exercise()))
+    null_source["cells"][1]["source"] = None
+    (tmp_path / "84_null_source.ipynb").write_text(json.dumps(null_source))
+    alone = table_of(grade(tmp_path, "-p", "tinyad.course.score_table", "91_as_given.ipynb"))
+    assert not any("cannot be read" in line for line in alone) and "could not be read" not in alone[-1], alone
+    out = grade(tmp_path, "-p", "tinyad.course.score_table", "91_as_given.ipynb", "84_null_source.ipynb")
+    lines = table_of(out)
+    assert any(line.startswith("84_null_source.ipynb  (cannot be read, so not graded: ") for line in lines), out
+    assert "Interrupted" not in out and "91_as_given.ipynb  (1 of 4 passed" in out, out
+    nothing_read = grade(tmp_path, "-p", "tinyad.course.score_table", "85_cut_short.ipynb")  # a table of no rows
+    assert "INTERNALERROR" not in nothing_read and "1 notebook could not be read" in table_of(nothing_read)[-1]
+
+
+def test_a_check_cell_whose_tags_an_editor_left_null_is_still_read():
+    # It was an INTERNALERROR: "argument of type 'NoneType' is not iterable".
+    cell, other = v4.new_code_cell("grading.check(True, 'x', 'x', 1, 1, 'x')"), v4.new_code_cell("x = 1")
+    cell.metadata["tags"], other.metadata["tags"] = None, "check"
+    assert score_table.is_check_cell(cell) and not score_table.is_check_cell(other)
 
 
 def test_an_answer_above_its_blank_is_told_to_move_into_it(slips):

@@ -147,6 +147,11 @@ def test_without_dot_the_display_lists_the_values_under_a_hint_given_whole_once(
     number = Value(3.0)
     number.label = 7
     assert "first second  2 " in draw(odd * number).listing and "\n7 " in draw(odd * number).listing
+    # A label of spaces named nothing ("* of , v1"); a long one widened every line of the table.
+    blank, wordy = Value(1.0, "   "), Value(2.0, "a label much longer than any name a table needs " * 6)
+    table = draw(blank * wordy).listing.splitlines()
+    assert table[2].startswith("v0 ") and table[-1].endswith("* of v0, a label much longer t...")
+    assert max(len(line) for line in table) < 80
     assert listed[-2].endswith("tanh of v99   [gold]") and listed[2].endswith("tanh of ...")
     assert listed[-1] == "(96 values further away not listed; ... marks where they feed in)"
 

@@ -518,6 +518,10 @@ def check_without_dot(browser: Any, lab: Lab, path: Path, shots: Path, timeout: 
     hints = [o for o in outputs if INSTALL_HINT.split(",")[0] in o["text"]]
     if not hints:
         raise CheckFailed(f"{name} without dot: no drawing shows the install hint")
+    unlisted = [o for o in hints if "made by" not in o["text"]]  # the table's header: value, data, grad, made by
+    if unlisted:
+        raise CheckFailed(f"{name} without dot: {len(unlisted)} of {len(hints)} drawings show the hint but no "
+                          "table of their values")
     check_no_sideways_scroll(f"{name} without dot", outputs)
     from selenium.webdriver.common.by import By
 

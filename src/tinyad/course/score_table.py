@@ -128,7 +128,8 @@ def is_check_cell(cell: Any) -> bool:
     was handed out as a check (its fingerprint in its metadata), whatever it was rewritten to."""
     if cell.cell_type != "code":
         return False
-    return (CHECK_TAG in cell.metadata.get("tags", []) or bool(CHECK_CALL.search(cell.source))
+    tags = cell.metadata.get("tags")  # a list; null or text where an editor left it so
+    return (isinstance(tags, list) and CHECK_TAG in tags or bool(CHECK_CALL.search(cell.source))
             or "check" in course_metadata(cell))
 
 
@@ -374,11 +375,11 @@ class ScoreTable:
         if file_path.suffix != ".ipynb" or not collectors:
             return collectors
         try:
-            nbformat.read(file_path, as_version=4)
+            # Validated too: nbformat reads a cell whose source is null, where nbval's collector fails.
+            nbformat.validate(nbformat.read(file_path, as_version=4))
         except Exception as error:  # noqa: BLE001 (not JSON, not a notebook, not readable: all alike)
             said = str(error).strip().splitlines()
             why = (f"{type(error).__name__}: {said[0]}" if said else type(error).__name__)[:160]
-            self.unreadable[shown_path(file_path, parent.config.invocation_params.dir)] = why
             unreadable = UnreadableNotebook.from_parent(parent, path=file_path)
             unreadable.why = why
             return [unreadable]
@@ -401,7 +402,11 @@ class ScoreTable:
         """Take every notebook to be run, in order: one that pytest stops before (-x, --maxfail,
         Ctrl-C) then has its rows, each "not run", rather than none."""
         for item in session.items:
-            self.exercise(item)
+            if isinstance(item, NotebookNotRead):  # noted only when selected: pytest collects a folder's
+                # every file on its way to the one asked for
+                self.unreadable[shown_path(item.path, item.config.invocation_params.dir)] = item.parent.why
+            else:
+                self.exercise(item)
 
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo):

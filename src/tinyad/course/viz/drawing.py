@@ -25,7 +25,7 @@ much more than top to bottom (a long chain, whose text would become unreadable) 
 laid out top to bottom instead.
 
 Without the Graphviz ``dot`` program a drawing still displays in a notebook: a hint how
-to install Graphviz, a table of the values it would draw, one line each, inputs first
+to install Graphviz, a table of the values it would draw, one line each, each after its inputs
 (``listing``: the numbers, readable at a glance), then its DOT text (``.source``), which
 Graphviz would draw. The hint is shown whole once in a session and in two lines after
 that, in lines of at most ``HINT_WIDTH`` characters, so that no notebook column breaks a
@@ -301,16 +301,21 @@ def _add_graph(dot: graphviz.Digraph, order: list, kept: set[int], fills: Mappin
     return dot
 
 
+NAME_WIDTH = 24  # a table's names, cut to this: a long label would widen every line
+
+
 def _listing(order: list, kept: set[int], fills: Mapping[Any, str], grads: Mapping[Any, Any],
              names: Mapping[Any, str]) -> str:
-    """The values of ``order`` whose ids are ``kept`` as a table, one line each, inputs first: the
+    """The values of ``order`` whose ids are ``kept`` as a table, one line each after its inputs: the
     value's name (its label, a name it is given, or ``v3`` for the fourth of the order), data, grad,
     the op that made it and from which values, and its fill colour if it has one."""
     position = {id(node): k for k, node in enumerate(order)}
 
-    def name_of(node: Any) -> str:  # one line of text, whatever the label (a number, a newline)
-        name = getattr(node, "label", "") or names.get(node, "") or f"v{position[id(node)]}"
-        return " ".join(str(name).split())
+    def name_of(node: Any) -> str:  # one short line of text, whatever the label (a number, a newline)
+        name = " ".join(str(getattr(node, "label", "") or names.get(node, "")).split())
+        if len(name) > NAME_WIDTH:
+            name = name[:NAME_WIDTH - 3] + "..."
+        return name or f"v{position[id(node)]}"  # a label of spaces alone names nothing
 
     rows = [("value", "data", "grad", "made by")]
     for node in order:
