@@ -37,7 +37,7 @@ from __future__ import annotations
 import base64
 import re
 from collections import deque
-from typing import Any, Mapping
+from typing import Any, Iterator, Mapping, NamedTuple
 
 import graphviz
 
@@ -262,6 +262,30 @@ def _nearest(order: list, centre: Any, most: int) -> set[int]:
     return kept
 
 
+class _ShownValue(NamedTuple):
+    """One value a drawing keeps, with what its picture and its table both say of it."""
+
+    k: int  # its place in the order: it is v{k}
+    node: Any
+    name: Any  # its label, or the name it is given ("" for neither): the picture and the table each write it
+    grad: Any  # the gradient shown: the one given for it in grads, or its own
+    fill: str | None
+    inputs: tuple[int | None, ...]  # each input's place in the order; None for one further away, not shown
+    released: bool  # an op's output whose inputs backward let go of
+
+
+def _shown_values(order: list, kept: set[int], fills: Mapping[Any, str], grads: Mapping[Any, Any],
+                  names: Mapping[Any, str]) -> Iterator[_ShownValue]:
+    """The values of ``order`` whose ids are ``kept``, in that order (each after its inputs)."""
+    position = {id(node): k for k, node in enumerate(order)}
+    for k, node in enumerate(order):
+        if id(node) not in kept:
+            continue
+        yield _ShownValue(k, node, getattr(node, "label", "") or names.get(node, ""),
+                          grads[node] if node in grads else node.grad, fills.get(node),
+                          tuple(position[id(p)] if id(p) in kept else None for p in node.parents), _released(node))
+
+
 def _add_graph(dot: graphviz.Digraph, order: list, kept: set[int], fills: Mapping[Any, str],
                grads: Mapping[Any, Any], names: Mapping[Any, str]) -> graphviz.Digraph:
     """Add the values of ``order`` whose ids are ``kept``, their ops and edges to ``dot``; return it."""
@@ -269,17 +293,13 @@ def _add_graph(dot: graphviz.Digraph, order: list, kept: set[int], fills: Mappin
     if left_out:
         dot.node("omitted", f"{_count(left_out, 'value')} further away not drawn; ... marks where they "
                  "feed in", shape="note")
-    position = {id(node): k for k, node in enumerate(order)}
     flipped = dot.graph_attr["rankdir"] == "TB"
-    for k, node in enumerate(order):
-        if id(node) not in kept:
-            continue
-        colour = {"style": "filled", "fillcolor": fills[node]} if node in fills else {}
-        grad = grads[node] if node in grads else node.grad
-        name = getattr(node, "label", "") or (names[node] if node in names else "")
-        dot.node(f"v{k}", _record(node, grad, flipped, name), shape="record", **colour)
-        if not node.parents:
-            if _released(node):
+    for value in _shown_values(order, kept, fills, grads, names):
+        k, node = value.k, value.node
+        colour = {} if value.fill is None else {"style": "filled", "fillcolor": value.fill}
+        dot.node(f"v{k}", _record(value, flipped), shape="record", **colour)
+        if not value.inputs:
+            if value.released:
                 dot.node(f"v{k}_op", graphviz.escape(f"{node.op}: its inputs were released by backward(); draw "
                                                      "before backward, or call backward(retain_graph=True)"),
                          shape="note")
@@ -290,9 +310,8 @@ def _add_graph(dot: graphviz.Digraph, order: list, kept: set[int], fills: Mappin
         dot.node(op_name, graphviz.escape(node.op or "?"), shape="ellipse", width="0.3", height="0.3")
         dot.edge(op_name, f"v{k}")
         omitted_parent = False
-        for parent in node.parents:
-            j = position[id(parent)]
-            if id(parent) in kept:
+        for j in value.inputs:
+            if j is not None:
                 dot.edge(f"v{j}", op_name)
             elif not omitted_parent:  # one stub beside the op, not an edge from afar
                 omitted_parent = True
@@ -309,27 +328,22 @@ def _listing(order: list, kept: set[int], fills: Mapping[Any, str], grads: Mappi
     """The values of ``order`` whose ids are ``kept`` as a table, one line each after its inputs: the
     value's name (its label, a name it is given, or ``v3`` for the fourth of the order), data, grad,
     the op that made it and from which values, and its fill colour if it has one."""
-    position = {id(node): k for k, node in enumerate(order)}
-
-    def name_of(node: Any) -> str:  # one short line of text, whatever the label (a number, a newline)
-        name = " ".join(str(getattr(node, "label", "") or names.get(node, "")).split())
+    rows = [("value", "data", "grad", "made by")]
+    short_names: dict[int, str] = {}  # each value's name in the table, by its place: its inputs come first
+    for value in _shown_values(order, kept, fills, grads, names):
+        node = value.node
+        name = " ".join(str(value.name).split())  # one short line of text, whatever the label (a number, a newline)
         if len(name) > NAME_WIDTH:
             name = name[:NAME_WIDTH - 3] + "..."
-        return name or f"v{position[id(node)]}"  # a label of spaces alone names nothing
-
-    rows = [("value", "data", "grad", "made by")]
-    for node in order:
-        if id(node) not in kept:
-            continue
-        if node.parents:
-            inputs = ", ".join(name_of(p) if id(p) in kept else "..." for p in node.parents)
+        short_names[value.k] = name or f"v{value.k}"  # a label of spaces alone names nothing
+        if value.inputs:
+            inputs = ", ".join("..." if j is None else short_names[j] for j in value.inputs)
             made_by = f"{node.op or '?'} of {inputs}"
         else:
-            made_by = f"{node.op}, its inputs released by backward()" if _released(node) else "(an input)"
-        if node in fills:
-            made_by += f"   [{fills[node]}]"
-        grad = grads[node] if node in grads else node.grad
-        rows.append((name_of(node), _show(node.data), _show(grad), made_by))
+            made_by = f"{node.op}, its inputs released by backward()" if value.released else "(an input)"
+        if value.fill is not None:
+            made_by += f"   [{value.fill}]"
+        rows.append((short_names[value.k], _show(node.data), _show(value.grad), made_by))
     widths = [max(len(row[k]) for row in rows) for k in range(3)]
     lines = ["  ".join(cell.ljust(width) for cell, width in zip(row, widths)) + "  " + row[3] for row in rows]
     left_out = len(order) - len(kept)
@@ -338,15 +352,15 @@ def _listing(order: list, kept: set[int], fills: Mapping[Any, str], grads: Mappi
     return "\n".join(line.rstrip() for line in lines)
 
 
-def _record(node: Any, grad: Any, flipped: bool, name: str) -> str:
-    """A value's record label, ``name | data ... | grad ...`` (its label, or a name it is given).
+def _record(value: _ShownValue, flipped: bool) -> str:
+    """A value's record label, ``name | data ... | grad ...`` (its name left out if it has none).
 
     Graphviz lays a record's fields across the rank direction, and ``{...}`` flips them:
     ``flipped`` (for top to bottom) keeps the fields stacked one above the other there too.
     """
-    fields = [f"data {_show(node.data)}", f"grad {_show(grad)}"]
-    if name:
-        fields.insert(0, str(name))
+    fields = [f"data {_show(value.node.data)}", f"grad {_show(value.grad)}"]
+    if value.name:
+        fields.insert(0, str(value.name))
     text = " | ".join(_escape(field) for field in fields)
     return "{" + text + "}" if flipped else text
 
