@@ -54,6 +54,7 @@ from tinyad.tensor import functional as F  # noqa: E402
 from tinyad.tensor import nn  # noqa: E402
 
 from machine import cpu_model  # noqa: E402  (benchmarks/machine.py, beside this script)
+from tensor_bench import numpy_mlp  # noqa: E402  (beside this script)
 
 LR = 0.01
 
@@ -189,29 +190,8 @@ def lesson09_tinyad(library: Library) -> Callable[[np.ndarray, np.ndarray], Any]
 
 
 def lesson09_numpy() -> Callable[[np.ndarray, np.ndarray], float]:
-    """Lesson 09's step by hand with NumPy: two layers, ReLU, softmax cross-entropy (the same weights)."""
-    params = [p.data.copy() for p in nn.MLP(64, [128, 10], seed=0).parameters()]
-
-    def step(images: np.ndarray, labels: np.ndarray) -> float:
-        W1, b1, W2, b2 = params
-        pre = images @ W1 + b1
-        hidden = np.maximum(pre, 0)
-        logits = hidden @ W2 + b2
-        rows = np.arange(len(labels))
-        shifted = logits - logits.max(axis=1, keepdims=True)
-        e = np.exp(shifted)
-        s = e.sum(axis=1, keepdims=True)
-        loss = np.mean(np.log(s[:, 0]) - shifted[rows, labels])
-        grad = e / s
-        grad[rows, labels] -= 1
-        grad /= len(labels)
-        d_hidden = (grad @ W2.T) * (pre > 0)
-        grads = [images.T @ d_hidden, d_hidden.sum(axis=0), hidden.T @ grad, grad.sum(axis=0)]
-        for p, g in zip(params, grads):
-            p -= LR * g
-        return loss
-
-    return step
+    """Lesson 09's step by hand with NumPy: ``tensor_bench.numpy_mlp`` from the same initial weights."""
+    return numpy_mlp([64, 128, 10], np.float64, seed=0)
 
 
 CASES = [

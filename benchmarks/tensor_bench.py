@@ -35,8 +35,9 @@ from __future__ import annotations
 
 import os
 
-for _name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
-    os.environ[_name] = "1"  # before NumPy is imported: BLAS reads it once, at load time
+if __name__ == "__main__":  # a script that imports this one for its steps sets its own threads
+    for _name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ[_name] = "1"  # before NumPy is imported: BLAS reads it once, at load time
 
 import argparse  # noqa: E402
 import gc  # noqa: E402
@@ -62,8 +63,6 @@ except ImportError:
 
 try:
     import torch
-
-    torch.set_num_threads(1)
 except ImportError:  # PyTorch is optional
     torch = None
 
@@ -78,9 +77,9 @@ def mlp_data(nin: int, batch: int, classes: int, dtype: type) -> tuple[np.ndarra
     return rng.normal(size=(batch, nin)).astype(dtype), rng.integers(0, classes, size=batch)
 
 
-def numpy_mlp(sizes: list[int], dtype: type) -> Callable[[np.ndarray, np.ndarray], float]:
+def numpy_mlp(sizes: list[int], dtype: type, seed: int = 1) -> Callable[[np.ndarray, np.ndarray], float]:
     """One SGD step of a ReLU MLP with softmax cross-entropy, forward and backward by hand."""
-    model = nn.MLP(sizes[0], sizes[1:], seed=1, dtype=dtype)  # the same initial weights
+    model = nn.MLP(sizes[0], sizes[1:], seed=seed, dtype=dtype)  # the same initial weights
     params = [p.data.copy() for p in model.parameters()]
 
     def step(x: np.ndarray, labels: np.ndarray) -> float:
@@ -382,6 +381,8 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="fewer repetitions")
     args = parser.parse_args()
     scale = 0.3 if args.quick else 1.0
+    if torch is not None:
+        torch.set_num_threads(1)
 
     def reps(n: int) -> int:
         return max(3, int(n * scale))
