@@ -27,12 +27,13 @@ import argparse  # noqa: E402
 import contextlib  # noqa: E402
 import inspect  # noqa: E402
 import statistics  # noqa: E402
-from typing import Callable, Iterator  # noqa: E402
+from typing import Iterator  # noqa: E402
 
 import numpy as np  # noqa: E402
 
 from tinyad.tensor import nn, numpy_namespace  # noqa: E402
-from tensor_bench import LR, measure, median_ratio, mlp_data, numpy_mlp, tinyad_mlp  # noqa: E402  (beside this script)
+from tensor_bench import (  # noqa: E402  (beside this script)
+    LR, measure, median_ratio, mlp_data, numpy_mlp, steps_within, tinyad_mlp)
 
 
 class Node:
@@ -151,15 +152,10 @@ def main() -> None:
             losses[name] = step(x, labels)
     assert max(losses.values()) - min(losses.values()) < 1e-9, f"the contenders disagree: {losses}"
 
-    def hundred_steps(step: Callable, within: Callable) -> Callable[[], None]:
-        def run() -> None:
-            with within():  # entered once for the hundred: its own cost is not the step's
-                for _ in range(100):
-                    step(x, labels)
-        return run
-
-    # Taking turns, each repetition from another contender, so a busy moment hits them all.
-    times = measure({name: hundred_steps(*contender) for name, contender in contenders.items()}, repeats=31, inner=1)
+    # A hundred steps a call, what each runs within entered once around them. Taking turns, each repetition
+    # from another contender, so a busy moment hits them all.
+    times = measure({name: steps_within(step, within, x, labels, 100) for name, (step, within) in contenders.items()},
+                    repeats=31, inner=1)
     print(f"MLP {'-'.join(map(str, sizes))}, batch {batch}, float64: one SGD step, median of 31 x 100")
     for name, seconds in times.items():
         print(f"  {name:<28} {statistics.median(seconds) * 1e4:7.1f} us   {median_ratio(times, name):.2f}x numpy")

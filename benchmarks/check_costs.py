@@ -25,6 +25,7 @@ for _name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
 
 import argparse  # noqa: E402
 import contextlib  # noqa: E402
+import functools  # noqa: E402
 import statistics  # noqa: E402
 from typing import Any, Callable, Iterator  # noqa: E402
 
@@ -33,7 +34,8 @@ import numpy as np  # noqa: E402
 import tinyad.optim  # noqa: E402
 import tinyad.tensor.functional  # noqa: E402
 import tinyad.tensor.tensor  # noqa: E402
-from tensor_bench import measure, median_ratio, mlp_data, numpy_mlp, tinyad_mlp  # noqa: E402  (beside this script)
+from tensor_bench import (  # noqa: E402  (beside this script)
+    measure, median_ratio, mlp_data, numpy_mlp, steps_within, tinyad_mlp)
 
 
 def labels_one_hot_unchecked(targets: Any, logits: Any) -> Any:
@@ -99,15 +101,9 @@ def main() -> None:
             losses.append(step(x, labels))
     assert max(losses) - min(losses) < 1e-9, f"the lines disagree: {losses}"
 
-    def steps_without(step: Callable, families: int) -> Callable[[], None]:
-        def run() -> None:
-            with left_out(families):
-                for _ in range(STEPS):
-                    step(x, labels)
-        return run
-
     # tensor_bench's timing: the lines take turns in every repetition, a different one first each time.
-    times = measure({name: steps_without(step, families) for name, step, families in lines}, repeats=31, inner=1)
+    times = measure({name: steps_within(step, functools.partial(left_out, families), x, labels, STEPS)
+                     for name, step, families in lines}, repeats=31, inner=1)
     print(f"MLP {'-'.join(map(str, sizes))}, batch {batch}, float64: one SGD step, median of 31 x {STEPS}; "
           "each line leaves out the checks above it too")
     for name, _, _ in lines:

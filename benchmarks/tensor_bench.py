@@ -45,6 +45,7 @@ import platform  # noqa: E402
 import statistics  # noqa: E402
 import time  # noqa: E402
 import tracemalloc  # noqa: E402
+from contextlib import AbstractContextManager  # noqa: E402
 from typing import Any, Callable  # noqa: E402
 
 import numpy as np  # noqa: E402
@@ -310,6 +311,18 @@ def measure(steps: dict[str, Callable[[], object]], repeats: int, inner: int,
                 counted = resource.getrusage(resource.RUSAGE_SELF).ru_minflt - faults_before
                 faults[name] = faults.get(name, 0) + counted / (inner * repeats)
     return times
+
+
+def steps_within(step: Callable[[Any, Any], object], within: Callable[[], AbstractContextManager], x: Any,
+                 labels: Any, number: int) -> Callable[[], None]:
+    """A call that runs ``step(x, labels)`` ``number`` times inside one ``within()`` (bare_graph.py's and
+    check_costs.py's timed calls): entered once around them all, so what entering it costs is not charged
+    to every step."""
+    def run() -> None:
+        with within():
+            for _ in range(number):
+                step(x, labels)
+    return run
 
 
 def median_ratio(times: dict[str, list[float]], name: str, floor: str = "numpy") -> float:
