@@ -148,9 +148,28 @@ def test_a_submission_that_is_no_notebook_is_named_and_the_others_still_checked(
         cells[checks[1]].metadata.nbgrader["grade_id"] = ["a", "list"]
 
     odd = submit(course, "odd", odd_metadata)
-    assert added_cells.main([str(broken), str(odd), str(submit(course, "clean"))]) == 1
+    null = submit(course, "null", lambda cells: cells[0].update(source=None))  # nbformat reads it, and
+    # writes it: it was read too, to fail in the check of the cell (AttributeError: 'NoneType' ...)
+    assert added_cells.main([str(broken), str(null), str(odd), str(submit(course, "clean"))]) == 1
     out = capsys.readouterr().out.splitlines()
     assert out[0].startswith("broken 01_value.ipynb: not a notebook this can read (NotJSONError")
+    assert out[1] == ("null 01_value.ipynb: not a notebook this can read (NotebookValidationError: None is not valid "
+                      "under any of the given schemas, at cells/0/source): nbgrader cannot grade it either; look at "
+                      "it by hand")
     assert any(line.startswith("odd 01_value.ipynb: added code cell at position") for line in out)
     assert any(line.startswith("odd 01_value.ipynb: lacks check cell ex") for line in out)
     assert not any(line.startswith("clean") for line in out)
+
+
+def test_a_course_source_that_is_no_notebook_is_named_with_what_is_wrong(tmp_path, course, capsys):
+    # It said only the error's type: (NotJSONError).
+    (tmp_path / "source" / ASSIGNMENT).mkdir(parents=True)
+    (tmp_path / "source" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb").write_text("<<<<<<< HEAD\n", encoding="utf-8")
+    submission = tmp_path / "submitted" / "erin" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
+    submission.parent.mkdir(parents=True)
+    shutil.copy(submit(course, "clean"), submission)
+    assert added_cells.main([str(submission)]) == 1
+    assert capsys.readouterr().out == (
+        f"erin {ASSIGNMENT}.ipynb: the course's {tmp_path / 'source' / ASSIGNMENT / ASSIGNMENT}.ipynb is not a "
+        "notebook this can read (NotJSONError: Notebook does not appear to be JSON: '<<<<<<< HEAD\\n'): only "
+        "added cells are listed\n")

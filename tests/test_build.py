@@ -447,6 +447,32 @@ def test_the_tests_and_the_build_refuse_an_engine_from_another_folder(tmp_path, 
     assert build.foreign_engine() == str(other)
 
 
+NULL_SOURCE = ('{"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [{"id": "a", "cell_type": "code", '
+               '"source": null, "metadata": {}, "outputs": [], "execution_count": null}]}')
+
+
+def test_reading_a_file_that_is_no_notebook_names_the_file_and_what_is_wrong(tmp_path):
+    # build.py and added_cells.py each caught a list of nbformat's errors, and a cell whose source is
+    # null read as a notebook, to fail later in whatever read that cell.
+    for text, why in [("", "NotJSONError: Notebook does not appear to be JSON"),
+                      ("<<<<<<< HEAD\n{}", "NotJSONError: Notebook does not appear to be JSON"),
+                      ("[]", "AttributeError: "),
+                      ('{"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": null}', "TypeError: "),
+                      ('{"nbformat": 5, "nbformat_minor": 0, "metadata": {}, "cells": []}',
+                       "NBFormatError: Unsupported nbformat version 5"),
+                      (NULL_SOURCE, "NotebookValidationError: None is not valid under any of the given schemas, "
+                                    "at cells/0/source")]:
+        path = tmp_path / "broken.ipynb"
+        path.write_text(text, encoding="utf-8")
+        with pytest.raises(nbtools.NotebookReadError) as raised:
+            nbtools.read(path)
+        assert raised.value.why.startswith(why), (text, raised.value.why)
+        assert str(raised.value) == f"{path} is not a notebook that can be read ({raised.value.why})"
+        assert "\n" not in raised.value.why and len(raised.value.why) < 160
+    with pytest.raises(nbtools.NotebookReadError, match=r"absent.ipynb is not a notebook .*\(FileNotFoundError"):
+        nbtools.read(tmp_path / "absent.ipynb")
+
+
 def test_an_exercise_notebook_build_py_cannot_read_is_named_and_replaced_with_force(monkeypatch, tmp_path):
     # It stopped with nbformat's NotJSONError traceback, --force or not: the flag meant to replace
     # the file could not.
@@ -465,6 +491,11 @@ def test_an_exercise_notebook_build_py_cannot_read_is_named_and_replaced_with_fo
     (tmp_path / "exercises" / "01_value.ipynb").write_text(  # nbformat 5: a traceback of NBFormatError
         '{"nbformat": 5, "nbformat_minor": 0, "metadata": {}, "cells": []}', encoding="utf-8")
     with pytest.raises(SystemExit, match=r"is not a notebook build.py can read \(NBFormatError"):
+        build.build("01", timeout=60)
+    # A cell whose source an editor left null: nbformat reads it, and learner_work stopped in a traceback.
+    (tmp_path / "exercises" / "01_value.ipynb").write_text(NULL_SOURCE, encoding="utf-8")
+    with pytest.raises(SystemExit, match=r"is not a notebook build.py can read \(NotebookValidationError: None is "
+                                         r"not valid .*, at cells/0/source\); pass --force"):
         build.build("01", timeout=60)
     written = []
     monkeypatch.setattr(build.nbtools, "write", lambda nb, path: written.append(path))

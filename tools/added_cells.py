@@ -32,10 +32,7 @@ from pathlib import Path
 
 import nbformat
 
-
-# What reading a notebook may raise for a file that is not one (empty, cut short, a merge's markers,
-# an nbformat 5: NotJSONError and NBFormatError are ValueErrors). build.py reads exercises with it too.
-UNREADABLE = (nbformat.reader.NotJSONError, nbformat.ValidationError, OSError, ValueError, TypeError, AttributeError)
+import nbtools
 
 
 def nbgrader_of(cell: nbformat.NotebookNode) -> dict:
@@ -67,7 +64,7 @@ def repeated_ids(nb: nbformat.NotebookNode) -> dict[str, list[int]]:
 
 def mend(submission: Path) -> list[str]:
     """Keep nbgrader's metadata on the last cell of each repeated grade id only; what was done."""
-    nb = nbformat.read(submission, as_version=4)
+    nb = nbtools.read(submission)
     done = []
     for gid, positions in repeated_ids(nb).items():
         for k in positions[:-1]:
@@ -81,7 +78,7 @@ def mend(submission: Path) -> list[str]:
 def findings(submission: Path) -> list[str]:
     """The cells ``submission`` adds to its assignment, the check cells it lacks, and what stops
     nbgrader's autograde (a grade id in two cells, a renamed notebook)."""
-    nb = nbformat.read(submission, as_version=4)
+    nb = nbtools.read(submission)
     if not any(nbgrader_of(cell) for cell in nb.cells):  # every cell would read as added
         return ["no cell carries nbgrader's metadata: not a notebook of the nbgrader course (a notebook "
                 "from exercises/ is graded with the score table: README, An instructor handing the course out)"]
@@ -113,9 +110,9 @@ def findings(submission: Path) -> list[str]:
         found.append(f"no {source} to compare with: only added cells are listed")
         return found
     try:
-        handed_out = nbformat.read(source, as_version=4)
-    except UNREADABLE as error:
-        found.append(f"the course's {source} is not a notebook this can read ({type(error).__name__}): only "
+        handed_out = nbtools.read(source)
+    except nbtools.NotebookReadError as error:
+        found.append(f"the course's {source} is not a notebook this can read ({error.why}): only "
                      "added cells are listed")
         return found
     have = set(check_ids(nb))
@@ -139,9 +136,9 @@ def main(argv: list[str] | None = None) -> int:
         student = submission.parent.parent.name
         try:
             found = (mend(submission) if args.mend else []) + findings(submission)
-        except UNREADABLE as error:  # one broken submission must not stop the others' checks
-            found = [f"not a notebook this can read ({type(error).__name__}: {str(error)[:60]}): nbgrader "
-                     "cannot grade it either; look at it by hand"]
+        except nbtools.NotebookReadError as error:  # one broken submission must not stop the others' checks
+            found = [f"not a notebook this can read ({error.why}): nbgrader cannot grade it either; look at it "
+                     "by hand"]
         for finding in found:
             any_found = True
             print(f"{student} {submission.name}: {finding}")

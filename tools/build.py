@@ -61,7 +61,6 @@ from nbclient.exceptions import CellExecutionError, CellTimeoutError, DeadKernel
 import nbformat
 from tinyad.course.score_table import blanks_in, edits, exercises_of
 
-from added_cells import UNREADABLE
 import nbgrader_course
 import nbtools
 
@@ -268,13 +267,11 @@ def build(number: str, timeout: int, force: bool = False) -> None:
         if force:  # replaced whatever it holds, readable or not
             continue
         fresh = nbtools.make_exercise(source, solution.name)  # outside the try: its errors are the solution's
-        try:  # only the reading: an error in what learner_work makes of it is a bug here, not the file's
-            if exercise.exists():
-                nbtools.read(exercise)
-        except UNREADABLE as error:
-            sys.exit(f"{shown(exercise)} is not a notebook build.py can read ({type(error).__name__}: "
-                     f"{str(error)[:80]}); pass --force to replace it with the blank exercise")
-        work = learner_work(exercise, fresh)
+        try:  # only the reading raises it: an error in what learner_work makes of the notebook is a bug here
+            work = learner_work(exercise, fresh)
+        except nbtools.NotebookReadError as error:
+            sys.exit(f"{shown(exercise)} is not a notebook build.py can read ({error.why}); pass --force to "
+                     "replace it with the blank exercise")
         if work:
             sys.exit(
                 f"{shown(exercise)} looks like a learner's work ({work}); not overwritten. "

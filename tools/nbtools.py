@@ -32,6 +32,12 @@
 - ``is_check_cell(cell)``: a check cell is a code cell that calls a ``grading.``
   helper (``grading.check_close(...)``), carries the tag ``check``, or was handed out as one
   (its fingerprint in its metadata): the score table's rule, imported from it.
+- ``read(path)``: how every script here reads a notebook (the course's, a learner's, a student's
+  submission): as nbformat 4, validated, and a file that is none (empty, cut short, a merge's markers,
+  an nbformat 5, a cell whose source is null) raises ``NotebookReadError``, naming the file and what
+  is wrong. The engine package reads a learner's notebooks on its own, in the score table
+  (``src/tinyad/course/score_table.py``, ``pytest_collect_file``): an installed package cannot
+  import ``tools/``.
 """
 
 from __future__ import annotations
@@ -237,9 +243,41 @@ def make_exercise(solution: NotebookNode, name: str = "notebook") -> NotebookNod
     return normalise(nb)
 
 
+class NotebookReadError(ValueError):
+    """A file that is not a notebook ``read`` can read: ``path``, and ``why`` (the error, its first line)."""
+
+    def __init__(self, path: Path, why: str) -> None:
+        super().__init__(f"{path} is not a notebook that can be read ({why})")
+        self.path, self.why = path, why
+
+
+# What nbformat raises for a file that is no notebook: OSError (none there, a folder), ValueError (not
+# UTF-8, not JSON, an nbformat 5), AttributeError or TypeError (JSON of another shape: a list, null
+# cells), ValidationError (a notebook without its cells).
+READING_FAILS = (OSError, ValueError, TypeError, AttributeError, nbformat.ValidationError)
+
+
 def read(path: Path) -> NotebookNode:
-    """Read a notebook as nbformat 4."""
-    return nbformat.read(str(path), as_version=4)
+    """Read a notebook as nbformat 4, validated; ``NotebookReadError`` for a file that is none.
+    nbformat only logs what its validation finds (a cell whose source is null), and the notebook
+    would fail later, in whatever reads that cell."""
+    invalid: dict = {}
+    try:
+        nb = nbformat.read(str(path), as_version=4, capture_validation_error=invalid)
+    except READING_FAILS as error:
+        raise NotebookReadError(path, what_is_wrong(error)) from error
+    if invalid:
+        raise NotebookReadError(path, what_is_wrong(invalid["ValidationError"])) from invalid["ValidationError"]
+    return nb
+
+
+def what_is_wrong(error: Exception) -> str:
+    """An error in reading a notebook, in one line: its type, its message's first line, and for a
+    validation error where in the notebook (``cells/3/source``)."""
+    lines = str(error).strip().splitlines()
+    why = f"{type(error).__name__}: {lines[0][:100]}" if lines else type(error).__name__
+    where = "/".join(map(str, getattr(error, "absolute_path", ())))
+    return f"{why}, at {where}" if where else why
 
 
 def dumps(nb: NotebookNode) -> str:
