@@ -66,6 +66,18 @@ def test_a_traceback_names_the_engines_files_from_the_clones_top():
             "\x1b[39m, in backward")
 
 
+def test_execute_stores_a_traceback_through_the_engine_from_src(tmp_path):
+    # The folders above src/tinyad/ (the machine's, where the clone lies) were only ever taken out of
+    # lines written in the test above, never out of a traceback the kernel stored.
+    path = tmp_path / "93_raises.ipynb"
+    write_notebook(path, "# NBVAL_RAISES_EXCEPTION\nfrom tinyad import Tensor\nTensor([1.0, 2.0]).backward()")
+    build.execute(path, timeout=60)
+    (error,) = nbtools.read(path).cells[0].outputs
+    text = "\n".join(ANSI_CODE.sub("", line) for line in error.traceback)
+    assert error.ename == "RuntimeError" and ENGINE_FRAME.search(text).group(2) == "tinyad/tensor/tensor.py", text
+    assert set(re.findall(r"\S*src/tinyad/", text)) == {"src/tinyad/"}, text
+
+
 def test_execute_stores_outputs_in_the_notebooks_folder_without_timings(tmp_path):
     path = tmp_path / "lesson" / "99_demo.ipynb"
     path.parent.mkdir()
