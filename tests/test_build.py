@@ -78,6 +78,19 @@ def test_execute_stores_a_traceback_through_the_engine_from_src(tmp_path):
     assert set(re.findall(r"\S*src/tinyad/", text)) == {"src/tinyad/"}, text
 
 
+def test_execute_runs_the_notebook_on_this_clones_engine(tmp_path, monkeypatch):
+    # The kernel starts in the notebook's folder, where PYTHONPATH=src (how a clone is built) names
+    # another folder: the lessons ran, and stored the tracebacks of, the engine installed from another
+    # clone. Here the notebook's folder holds a src/tinyad of its own, to show which one is imported.
+    (tmp_path / "src" / "tinyad").mkdir(parents=True)
+    (tmp_path / "src" / "tinyad" / "__init__.py").write_text("", encoding="utf-8")
+    monkeypatch.setenv("PYTHONPATH", "src")
+    path = tmp_path / "92_engine.ipynb"
+    write_notebook(path, "import tinyad\nprint(tinyad.__file__)")
+    build.execute(path, timeout=60)
+    assert nbtools.read(path).cells[0].outputs[0].text == f"{ROOT / 'src' / 'tinyad' / '__init__.py'}\n"
+
+
 def test_execute_stores_outputs_in_the_notebooks_folder_without_timings(tmp_path):
     path = tmp_path / "lesson" / "99_demo.ipynb"
     path.parent.mkdir()

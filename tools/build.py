@@ -29,7 +29,8 @@ Refusals protect what is stored:
 A cell marked to raise (``# NBVAL_RAISES_EXCEPTION`` or tagged ``raises-exception``) that ran
 without an error stops the build too: nbval would accept it, and the lesson's words about the
 error it shows would go on standing over none. The build runs with the engine of this clone's
-``src/`` only: a Python that imports tinyad from elsewhere is refused.
+``src/`` only: a Python that imports tinyad from elsewhere is refused, and the kernels import ``src/``
+first.
 ``python tools/build.py --release DIR`` writes the learners' copy of the course instead
 (``release``): no solutions and no tests of them, exercises made afresh from the solutions, and a
 README made of README.md's parts for learners (``learners_readme``).
@@ -142,6 +143,9 @@ def execute(path: Path, timeout: int) -> None:
     start = time.perf_counter()
     # A backend set outside (MPLBACKEND=Agg) would keep plots out of the notebook.
     env = {k: v for k, v in os.environ.items() if k != "MPLBACKEND"}
+    # The kernel starts in the notebook's folder, where a relative PYTHONPATH (PYTHONPATH=src) names
+    # no engine, or another: it would import whichever tinyad is installed, not this clone's.
+    env["PYTHONPATH"] = os.pathsep.join([str(ROOT / "src"), *filter(None, [env.get("PYTHONPATH")])])
     try:
         client.execute(env=env)
     except CellExecutionError as error:
