@@ -6,7 +6,7 @@ For each lesson NN, from the repository root or anywhere else:
    (``text/notebooks/NN_*.md``, ``text/solutions/NN_*.md``: what maintainers edit, see
    ``textforms.py``) and execute them, each on a fresh kernel of the Python running this
    script, in the notebook's own folder;
-2. write ``exercises/NN_*.ipynb`` from the executed solution (``nbtools.make_exercise``).
+2. write ``exercises/NN_*.ipynb`` from the solution (``nbtools.make_exercise``).
 
 A notebook whose cell raises (other than a cell marked ``# NBVAL_RAISES_EXCEPTION`` or
 tagged ``raises-exception``) stops the build and is not overwritten.
@@ -259,20 +259,19 @@ def build(number: str, timeout: int, force: bool = False) -> None:
             f"would drop them. Carry them into the text form (python tools/textforms.py {number}) and "
             "build again, or pass --force to build from the text form as it is."
         )
-    # Refuse before executing anything: an exercise has no outputs, so the solution's
-    # source, executed or not, decides what the exercise will be.
+    # Each exercise is made, and refused, before anything executes: it has no outputs, so the
+    # solution's source, executed or not, decides what it will be.
+    blank_exercises = {}
     for solution in solutions:
-        source = source_of(solution)
         try:
-            nbtools.check_exercises(source, solution.name)
+            blank_exercises[solution] = nbtools.check_exercises(source_of(solution), solution.name)
         except ValueError as error:
             sys.exit(f"build.py: {error}")
         exercise = ROOT / "exercises" / solution.name
         if force:  # replaced whatever it holds, readable or not
             continue
-        fresh = nbtools.make_exercise(source, solution.name)  # outside the try: its errors are the solution's
         try:  # only the reading raises it: an error in what learner_work makes of the notebook is a bug here
-            work = learner_work(exercise, fresh)
+            work = learner_work(exercise, blank_exercises[solution])
         except nbtools.NotebookReadError as error:
             sys.exit(f"{shown(exercise)} is not a notebook build.py can read ({error.why}); pass --force to "
                      "replace it with the blank exercise")
@@ -284,10 +283,10 @@ def build(number: str, timeout: int, force: bool = False) -> None:
     for folder in textforms.FOLDERS:
         for path in notebooks_of(number, folder):
             execute(path, timeout)
-    for solution in solutions:
+    for solution, blank in blank_exercises.items():
         exercise = ROOT / "exercises" / solution.name
         exercise.parent.mkdir(exist_ok=True)
-        nbtools.write(nbtools.make_exercise(nbtools.read(solution), solution.name), exercise)
+        nbtools.write(blank, exercise)
         print(f"generated {shown(exercise)}")
 
 
@@ -329,14 +328,23 @@ def learners_readme(readme: str) -> str:
     return "\n\n".join(parts) + "\n"
 
 
+def exercises_of_the_course(refusal: str) -> dict[str, nbformat.NotebookNode]:
+    """Each lesson's exercise notebook, by name, made from its solution before anything is written: a
+    solution the build would misread (a misspelt marker would hand an answer out) stops the build,
+    its message beginning with ``refusal``."""
+    exercises = {}
+    for solution in nbtools.lessons_in(ROOT / "solutions"):
+        try:
+            exercises[solution.name] = nbtools.check_exercises(nbtools.read(solution), solution.name)
+        except ValueError as error:
+            sys.exit(f"build.py: {refusal}: {error}")
+    return exercises
+
+
 def release(target: Path) -> None:
     """Write the learners' copy of the course into ``target`` (new or empty), as a git repository
     when git is installed, so ``git checkout -- exercises/NN_name.ipynb`` starts a notebook over."""
-    for solution in nbtools.lessons_in(ROOT / "solutions"):
-        try:  # before anything is written: a misspelled marker would hand an answer out
-            nbtools.check_exercises(nbtools.read(solution), solution.name)
-        except ValueError as error:
-            sys.exit(f"build.py: not released: {error}")
+    exercises = exercises_of_the_course("not released")
     new_folder(target, "the release")
     readme = learners_readme((ROOT / "README.md").read_text(encoding="utf-8"))
     (target / "README.md").write_text(readme, encoding="utf-8")
@@ -350,9 +358,8 @@ def release(target: Path) -> None:
         if not nbtools.is_lesson(stray.name):
             stray.unlink()
     (target / "exercises").mkdir()
-    for solution in nbtools.lessons_in(ROOT / "solutions"):
-        nbtools.write(nbtools.make_exercise(nbtools.read(solution), solution.name),
-                      target / "exercises" / solution.name)
+    for name, exercise in exercises.items():
+        nbtools.write(exercise, target / "exercises" / name)
     settings = (target / "pyproject.toml").read_text(encoding="utf-8")
     if TESTPATHS not in settings:
         sys.exit(f"build.py: pyproject.toml has no line {TESTPATHS!r} to adapt for the release")
@@ -401,11 +408,7 @@ def main() -> None:
         release(args.release)
         return
     if args.nbgrader:
-        for solution in nbtools.lessons_in(ROOT / "solutions"):
-            try:  # before anything is written: a misspelt marker would hand an answer out, locked
-                nbtools.check_exercises(nbtools.read(solution), solution.name)
-            except ValueError as error:
-                sys.exit(f"build.py: no nbgrader course written: {error}")
+        exercises_of_the_course("no nbgrader course written")  # the check only: nbgrader makes the blanks
         new_folder(args.nbgrader, "the nbgrader course")
         names = nbgrader_course.write_course(ROOT, args.nbgrader)
         print(f"wrote the nbgrader course into {args.nbgrader}: {len(names)} assignments, "

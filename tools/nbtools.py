@@ -174,11 +174,12 @@ LIKE_A_MARKER = re.compile(r"^\s*#+\s*(BEGIN|END)[\s_-]*SOLU", re.IGNORECASE)
 LIKE_A_HEADING = re.compile(r"^##(?!#)\s*Exercise\b", re.IGNORECASE)  # level 2, where exercises begin
 
 
-def check_exercises(solution: NotebookNode, name: str) -> None:
-    """A ValueError unless the solution's exercises are as the build and the score table read them:
-    headings ``## Exercise N: title`` numbered 1, 2, ... in order, solution markers spelled exactly,
-    and a solution block in every exercise and in no cell outside one. A misspelled marker would
-    hand the answer out; a heading without its colon would leave its blanks outside every exercise."""
+def check_exercises(solution: NotebookNode, name: str) -> NotebookNode:
+    """The exercise notebook made from ``solution``, once its exercises are checked: a ValueError unless
+    they are as the build and the score table read them: headings ``## Exercise N: title`` numbered
+    1, 2, ... in order, solution markers spelled exactly, and a solution block in every exercise and in
+    no cell outside one. A misspelled marker would hand the answer out; a heading without its colon
+    would leave its blanks outside every exercise."""
     numbers = []
     for index, cell in enumerate(solution.cells):
         for line in cell.source.splitlines():
@@ -204,7 +205,7 @@ def check_exercises(solution: NotebookNode, name: str) -> None:
         if section not in answered:
             raise ValueError(f"{name}: {section[1]} has no ### BEGIN SOLUTION block: its answer would be "
                              "handed out")
-    make_exercise(solution, name)  # a block left open, or closed twice, is refused there by name
+    return make_exercise(solution, name)  # a block left open, or closed twice, is refused there by name
 
 
 def make_exercise(solution: NotebookNode, name: str = "notebook") -> NotebookNode:
