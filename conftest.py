@@ -15,6 +15,7 @@ pytest reads this file only for notebooks inside the course; for one outside it,
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -24,7 +25,8 @@ pytest_plugins = ["tinyad.course.score_table"]
 
 def pytest_configure(config: pytest.Config) -> None:
     """Point nbval at the sanitiser file in the repository when it is named relatively; refuse to
-    test an engine other than this folder's (another clone's, installed in a shared environment)."""
+    test an engine other than this folder's (another clone's, installed in a shared environment), and
+    have every Python the tests start import this folder's too."""
     import tinyad
 
     engine, own = Path(tinyad.__file__).resolve().parent, (Path(__file__).parent / "src").resolve()
@@ -33,6 +35,11 @@ def pytest_configure(config: pytest.Config) -> None:
             f"this Python imports tinyad from {engine}, not from {own}: the tests would check that "
             "engine. Install this folder (python -m pip install -e .) or run with PYTHONPATH=src"
         )
+    if (own / "tinyad").is_dir():
+        # nbval's kernels start in each notebook's folder, and some tests run pytest in a copy of the
+        # course: from there a relative PYTHONPATH=src names no engine, and they would import whichever
+        # tinyad is installed, checking the lessons against another clone's engine.
+        os.environ["PYTHONPATH"] = os.pathsep.join([str(own), *filter(None, [os.environ.get("PYTHONPATH")])])
     name = getattr(config.option, "nbval_sanitize_with", None)
     if name and not Path(name).is_absolute() and not Path(name).exists():
         config.option.nbval_sanitize_with = str(config.rootpath / name)

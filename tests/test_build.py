@@ -472,6 +472,17 @@ def test_the_tests_and_the_build_refuse_an_engine_from_another_folder(tmp_path, 
     assert build.foreign_engine() == str(other)
 
 
+def test_the_kernels_and_pythons_the_tests_start_import_this_folders_engine(tmp_path):
+    # Run with PYTHONPATH=src, the tests checked this folder's engine, but nbval's kernels (started in
+    # each notebook's folder) and the pytest runs in a copy of the course imported the installed one.
+    import subprocess
+
+    assert os.environ["PYTHONPATH"].split(os.pathsep)[0] == str(ROOT / "src")
+    done = subprocess.run([sys.executable, "-c", "import tinyad; print(tinyad.__file__)"], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=60, check=True)
+    assert Path(done.stdout.strip()).resolve() == (ROOT / "src" / "tinyad" / "__init__.py").resolve()
+
+
 NULL_SOURCE = ('{"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [{"id": "a", "cell_type": "code", '
                '"source": null, "metadata": {}, "outputs": [], "execution_count": null}]}')
 
