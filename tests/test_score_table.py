@@ -310,7 +310,7 @@ def test_exercise_notebooks_record_the_code_cells_each_exercise_was_given():
             for cell in exercise.cells:
                 if score_table.is_check_cell(cell):
                     assert cell.metadata["tinyad"]["check"] == score_table.fingerprint(cell.source), name
-                    assert not score_table.changed_check(cell)
+                    assert score_table.as_handed_out([cell])
                 else:
                     assert "check" not in cell.metadata.get("tinyad", {}), name
 
@@ -471,6 +471,19 @@ def test_a_notebook_is_named_as_typed_from_where_pytest_started():
 # -- learners' slips, each a notebook of its own, graded in one pytest run ------------------------
 
 
+def split_as_jupyterlab(cell: nbformat.NotebookNode, *cursors: int) -> list[nbformat.NotebookNode]:
+    """The parts Edit > Split Cell makes of ``cell`` at the ``cursors`` (offsets in its source): each
+    keeps the cell's metadata, gets an id of its own, and loses the newlines at its ends."""
+    offsets = [0, *cursors, len(cell.source)]
+    return [v4.new_code_cell(cell.source[start:end].strip("\n"), metadata=copy.deepcopy(cell.metadata))
+            for start, end in zip(offsets, offsets[1:])]
+
+
+def pasted_copy(cell: nbformat.NotebookNode) -> nbformat.NotebookNode:
+    """``cell`` copied and pasted in JupyterLab: its source and metadata, an id of its own."""
+    return v4.new_code_cell(cell.source, metadata=copy.deepcopy(cell.metadata))
+
+
 def hanging() -> nbformat.NotebookNode:
     exercise = small_exercise()
     exercise.cells[2].source = "import time\ntime.sleep(60)\n" + exercise.cells[2].source  # exercise 1 hangs
@@ -554,6 +567,13 @@ def blank_under_a_changed_check() -> nbformat.NotebookNode:
     return exercise
 
 
+def checks_split_and_pasted() -> nbformat.NotebookNode:
+    exercise = small_exercise()  # unchanged: exercise 1's row read "not checked: ... changed"
+    exercise.cells[6:7] = [exercise.cells[6], pasted_copy(exercise.cells[6])]  # exercise 2's check, pasted again
+    exercise.cells[3:4] = split_as_jupyterlab(exercise.cells[3], len(exercise.cells[3].source))  # and an empty part
+    return exercise
+
+
 def partly_unchecked() -> nbformat.NotebookNode:
     exercise = small_exercise()  # exercise 1's check passes, but says a part of it went unchecked
     exercise.cells[3].source += "\ngrading.not_checked('the torch half: PyTorch is not installed')"
@@ -569,6 +589,7 @@ SLIPS = {"91_as_given.ipynb": small_exercise, "92_hanging.ipynb": hanging, "93_c
          "88_grading_replaced_above_the_exercises.ipynb": grading_replaced_above_the_exercises,
          "87_grading_replaced_in_the_set_up.ipynb": grading_replaced_in_the_set_up,
          "86_blank_under_a_changed_check.ipynb": blank_under_a_changed_check,
+         "83_checks_split_and_pasted.ipynb": checks_split_and_pasted,
          "85_cut_short.ipynb": None}  # not a notebook: a file cut short (written below)
 
 
@@ -675,6 +696,12 @@ def test_a_check_a_learner_changed_is_no_pass(slips):
     assert rows["86_blank_under_a_changed_check.ipynb"][2] == f"  Exercise 3: blank         {changed}", out
 
 
+def test_a_check_split_or_pasted_again_in_jupyterlab_is_still_checked(slips):
+    out, rows = slips
+    assert "83_checks_split_and_pasted.ipynb  (1 of 4 passed)" in table_of(out), out
+    assert rows["83_checks_split_and_pasted.ipynb"] == SMALL_TABLE[:-1], out
+
+
 @PYTEST_INTERFACE  # a hook wrapper around nbval's collection
 def test_a_notebook_that_cannot_be_read_is_named_and_the_others_are_graded(slips):
     # pytest stopped at nbval's error in collecting it: every other notebook's rows read "not run".
@@ -771,6 +798,42 @@ def test_copies_and_splits_of_cells_handed_out_are_told_from_cells_changed():
     assert score_table.edits(two_lines, score_table.exercises_of(two_lines.cells)) == (0, 0)
 
 
+def test_a_check_split_or_pasted_again_unchanged_is_checked_on_its_row_and_its_line():
+    # Its row read "not checked: its check cell was changed" for a part alone, where the notebook's
+    # line read nothing changed; split at its blank line (JupyterLab drops it), both read it changed.
+    check = "got = one(2.0)\n\ngrading.check_close(got, 4.0, 'the answer', 'one(2.0)', 'double x')"
+    handed_out = nbtools.make_exercise(v4.new_notebook(cells=[
+        v4.new_code_cell("from tinyad import grading"), v4.new_markdown_cell("## Exercise 1: one"),
+        v4.new_code_cell("def one(x):\n    ### BEGIN SOLUTION\n    return 2 * x\n    ### END SOLUTION"),
+        v4.new_code_cell(check)]), "x")
+    handed_out.cells[2].source = "def one(x):\n    return 2 * x"  # answered
+
+    def read(change) -> tuple[tuple[str, str], tuple[int, int]]:
+        """(the exercise's row, every cell of it run and passed; the notebook's edits) after ``change``."""
+        notebook = copy.deepcopy(handed_out)
+        notebook.cells[3:4] = change(notebook.cells[3])
+        exercise, = score_table.exercises_of(notebook.cells)
+        exercise.ran = len(exercise.cells)
+        exercise.checked = sum(map(score_table.is_check_cell, exercise.cells))
+        return exercise.status(), score_table.edits(notebook, [exercise])
+
+    unchanged, changed = (("passed", ""), (0, 0)), (("not checked", score_table.CHANGED_CHECK), (0, 1))
+    blank_line = check.index("\n\n") + 1
+    assert read(lambda cell: [cell]) == unchanged
+    assert read(lambda cell: split_as_jupyterlab(cell, blank_line)) == unchanged
+    assert read(lambda cell: split_as_jupyterlab(cell, len(cell.source))) == unchanged  # an empty part
+    assert read(lambda cell: split_as_jupyterlab(cell, check.index("\n"), blank_line)) == unchanged
+    assert read(lambda cell: [cell, pasted_copy(cell)]) == unchanged  # pasted again beside itself
+
+    def edited(parts: list) -> list:
+        parts[-1].source = parts[-1].source.replace("4.0", "3.0")
+        return parts
+
+    assert read(lambda cell: edited(split_as_jupyterlab(cell, blank_line))) == changed
+    assert read(lambda cell: edited([cell, pasted_copy(cell)])) == changed
+    assert read(lambda cell: split_as_jupyterlab(cell, blank_line)[1:]) == changed  # a part deleted
+
+
 def test_a_notebook_made_before_every_cell_recorded_itself_counts_what_its_exercises_record():
     old = grading_replaced()
     del old.metadata["tinyad"]  # as exercise notebooks were handed out before
@@ -796,7 +859,7 @@ def test_a_commented_out_check_is_no_check_cell():
 def test_the_last_line_counts_every_notebooks_exercises(slips):
     out, _ = slips
     assert table_of(out)[-1] == (
-        "56 exercises: 13 passed, 18 failed, 1 in progress, 9 not started, 9 not checked, 6 not run; "
+        "60 exercises: 14 passed, 20 failed, 1 in progress, 10 not started, 9 not checked, 6 not run; "
         "1 notebook could not be read"), out
 
 

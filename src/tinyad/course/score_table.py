@@ -12,7 +12,7 @@ plugin: ``python -m pytest -p tinyad.course.score_table --nbval-lax path/to/NN_n
 
 Each notebook has a line, ``path  (2 of 3 passed)``, with the count of code cells the learner
 added where there are any, and of the code cells handed out (a set-up cell, say) that the learner
-changed: they run in the kernel the checks run in, so whoever grades a notebook reads them (an
+changed, told as the rows tell a check changed: they run in the kernel the checks run in, so whoever grades a notebook reads them (an
 exercise notebook records each code cell it hands out beside the answers and checks, with its
 ``fingerprint``, in ``metadata["tinyad"]["given"]``). A notebook that cannot be read (a file
 cut short, not JSON) is left out of the run, and its line says so: pytest would otherwise stop
@@ -38,7 +38,8 @@ fingerprint in their metadata, whatever they were rewritten to: ``is_check_cell`
   passes such a cell when it raises), cut off from the exercise by a level-2 heading
   written above it, or changed from the check handed out (wrapped in a ``try``, its expected
   value edited: an exercise notebook records each check cell's ``fingerprint``, in
-  ``metadata["tinyad"]["check"]``); or a check cell said what it left unchecked
+  ``metadata["tinyad"]["check"]``; split into parts that still hold its lines, or pasted again
+  beside itself, it is unchanged: ``as_handed_out``); or a check cell said what it left unchecked
   (``grading.not_checked``, as lesson 03's does for its PyTorch half where PyTorch is missing);
 - ``not run``: nbval did not run its cells, because an earlier cell stopped the kernel (a
   crash, or a timeout), or pytest stopped before them (``-x``, ``--maxfail``, Ctrl-C): every
@@ -56,6 +57,7 @@ also counts nbgrader's bare ``raise NotImplementedError()`` under its ``# YOUR C
 from __future__ import annotations
 
 import hashlib
+import itertools
 import os
 import re
 from dataclasses import dataclass, field
@@ -139,11 +141,48 @@ def fingerprint(source: str) -> str:
     return hashlib.sha256(lines.encode()).hexdigest()[:16]
 
 
-def changed_check(cell: Any) -> bool:
-    """Whether a check cell differs from the check handed out (its recorded fingerprint): wrapped in
-    a ``try``, its expected value edited. An exercise notebook records one on each check cell."""
-    recorded = course_metadata(cell).get("check")
-    return recorded is not None and recorded != fingerprint(cell.source)
+def handed_out_mark(cell: Any) -> str | None:
+    """The fingerprint ``cell`` was handed out with (a check cell's, or any other code cell's but an
+    answer's), or None."""
+    recorded = course_metadata(cell)
+    return recorded.get("given") or recorded.get("check")
+
+
+def marked_runs(cells: list) -> list[list]:
+    """``cells`` (code cells of one exercise, or of one stretch outside them) in runs: consecutive
+    cells carrying one fingerprint together (the parts of a cell JupyterLab split, which keep its
+    metadata, or copies pasted beside it), every other cell alone."""
+    runs: list[list] = []
+    for cell in cells:
+        mark = handed_out_mark(cell)
+        if runs and mark and handed_out_mark(runs[-1][0]) == mark:
+            runs[-1].append(cell)
+        else:
+            runs.append([cell])
+    return runs
+
+
+# JupyterLab's split drops the blank lines at each cut, and a cell handed out has at most two in a row:
+# the parts are rejoined with none, one or two put back at each cut. That is 3 ** cuts joins to try, so
+# beyond a few cuts (more than a learner splits one cell into) they are rejoined at line ends alone.
+CUTS, MOST_CUTS_REJOINED = ("\n", "\n\n", "\n\n\n"), 4
+
+
+def as_handed_out(run: list) -> bool:
+    """Whether a run of ``marked_runs`` is the cell handed out, unchanged: pasted again beside itself
+    (each cell its fingerprint), or split into parts that hold its lines in order (so it still runs
+    every line of a check). A check wrapped in a ``try``, its expected value edited, is not. The rows
+    ask it of check cells, a notebook's line of every code cell handed out."""
+    mark = handed_out_mark(run[0])
+    parts = [cell.source.strip("\n") for cell in run]
+    if all(fingerprint(part) == mark for part in parts):
+        return True
+    cuts = CUTS if len(parts) - 1 <= MOST_CUTS_REJOINED else CUTS[:1]
+    for chosen in itertools.product(cuts, repeat=len(parts) - 1):
+        joined = parts[0] + "".join(cut + part for cut, part in zip(chosen, parts[1:]))
+        if fingerprint(joined) == mark:
+            return True
+    return False
 
 
 def may_raise(cell: Any) -> bool:
@@ -178,7 +217,8 @@ class Exercise:
                 return NOT_RUN, "an earlier cell stopped the kernel (a timeout, or a crash)"
             if self.ran < len(self.cells):
                 return NOT_RUN, "pytest stopped before its cells (-x, --maxfail, or Ctrl-C)"
-            changed = any(map(changed_check, self.cells))
+            changed = any(not as_handed_out(run) for run in marked_runs(self.cells)
+                          if "check" in course_metadata(run[0]))
             given, left = self.blanks()
             if left:
                 if changed:  # a check made to pass over a blank checks nothing: no answer to move
@@ -314,32 +354,22 @@ EVERY_CELL = {"given": "every code cell"}
 
 def edits(notebook: Any, exercises: list[Exercise]) -> tuple[int, int]:
     """(code cells with code the learner added, code cells handed out that the learner changed) in
-    ``notebook``. In a notebook made before every cell handed out recorded itself (``EVERY_CELL``),
-    only the cells added to its exercises are found, by the ids their headings record."""
+    ``notebook``, the cells changed told as the rows tell a check changed (``as_handed_out``). In a
+    notebook made before every cell handed out recorded itself (``EVERY_CELL``), only the cells added
+    to its exercises are found, by the ids their headings record."""
     if notebook.metadata.get(COURSE_KEY) != EVERY_CELL:
         return sum(len(exercise.added()) for exercise in exercises), 0
     code = [(cell, section) for cell, section in zip(notebook.cells, exercise_headings(notebook.cells))
             if cell.cell_type == "code"]
     added = changed = 0
-    k = 0
-    while k < len(code):
-        cell, section = code[k]
-        recorded = course_metadata(cell)
-        mark = recorded.get("given") or recorded.get("check")
-        if mark:
-            # The parts of a cell JupyterLab split, or copies pasted beside it, carry its fingerprint:
-            # read together, or each alone, they are the cell handed out.
-            parts = [cell.source]
-            while k + 1 < len(code) and mark in course_metadata(code[k + 1][0]).values():
-                k += 1
-                parts.append(code[k][0].source)
-            as_handed_out = fingerprint("\n".join(parts)) == mark or all(fingerprint(p) == mark for p in parts)
-            changed += not as_handed_out
-        elif "blanks" in recorded:
-            added += section is None  # an answer cell copied out of every exercise, and rewritten
-        elif cell.source.strip():
-            added += 1
-        k += 1
+    for section, stretch in itertools.groupby(code, key=lambda pair: pair[1]):
+        for run in marked_runs([cell for cell, _ in stretch]):
+            if handed_out_mark(run[0]):
+                changed += not as_handed_out(run)
+            elif "blanks" in course_metadata(run[0]):
+                added += section is None  # an answer cell copied out of every exercise, and rewritten
+            elif run[0].source.strip():
+                added += 1
     return added, changed
 
 
