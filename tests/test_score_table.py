@@ -834,6 +834,22 @@ def test_a_check_split_or_pasted_again_unchanged_is_checked_on_its_row_and_its_l
     assert read(lambda cell: split_as_jupyterlab(cell, blank_line)[1:]) == changed  # a part deleted
 
 
+def test_the_cells_a_notebooks_line_counts_added_in_its_exercises_are_those_its_rows_find():
+    # The line found them by the course's metadata alone, the rows by it and the ids the headings
+    # record: a cell handed out whose metadata the learner deleted was added on the line, on no row.
+    # One rule now: its id says it was handed out (read as in a notebook made before such cells
+    # carried a mark of their own).
+    exercise = small_exercise()
+    own, empty = v4.new_code_cell("x = 1"), v4.new_code_cell("  \n")
+    exercise.cells[13].metadata = {}  # exercise 4's cell between its checks, handed out
+    exercise.cells[12:13] = [exercise.cells[12], pasted_copy(exercise.cells[12])]  # a check pasted again
+    exercise.cells[8:9] = split_as_jupyterlab(exercise.cells[8], 13)  # exercise 3's answer cell, split
+    exercise.cells[2:2] = [own, empty]  # in exercise 1, above its answer
+    exercises = score_table.exercises_of(exercise.cells)
+    assert [[cell.source for cell in e.added()] for e in exercises] == [["x = 1"], [], [], []]
+    assert score_table.edits(exercise, exercises) == (1, 0)
+
+
 def test_a_notebook_made_before_every_cell_recorded_itself_counts_what_its_exercises_record():
     old = grading_replaced()
     del old.metadata["tinyad"]  # as exercise notebooks were handed out before

@@ -11,8 +11,9 @@ For a notebook outside the course, where no ``conftest.py`` of the course is rea
 plugin: ``python -m pytest -p tinyad.course.score_table --nbval-lax path/to/NN_name.ipynb``.
 
 Each notebook has a line, ``path  (2 of 3 passed)``, with the count of code cells the learner
-added where there are any, and of the code cells handed out (a set-up cell, say) that the learner
-changed, told as the rows tell a check changed: they run in the kernel the checks run in, so whoever grades a notebook reads them (an
+added where there are any (the cells its rows find added, and those outside its exercises), and of
+the code cells handed out (a set-up cell, say) that the learner changed, told as the rows tell a
+check changed: they run in the kernel the checks run in, so whoever grades a notebook reads them (an
 exercise notebook records each code cell it hands out beside the answers and checks, with its
 ``fingerprint``, in ``metadata["tinyad"]["given"]``). A notebook that cannot be read (a file
 cut short, not JSON) is left out of the run, and its line says so: pytest would otherwise stop
@@ -185,6 +186,17 @@ def as_handed_out(run: list) -> bool:
     return False
 
 
+def added_by_learner(cell: Any, handed_out_ids: frozenset | None) -> bool:
+    """Whether ``cell`` is a code cell with code in it that the learner added: it carries no mark of a
+    cell handed out (an answer's blanks, a fingerprint; the parts of a cell JupyterLab split, and
+    copies, keep the metadata of the cell they came from), and its id is not among ``handed_out_ids``,
+    the ids its exercise's heading recorded, where given (before every cell handed out carried a mark,
+    a set-up cell of an exercise carried none)."""
+    return (cell.cell_type == "code" and bool(cell.source.strip())
+            and not {"blanks", "check", "given"} & course_metadata(cell).keys()
+            and cell.get("id") not in (handed_out_ids or ()))
+
+
 def may_raise(cell: Any) -> bool:
     """Whether nbval passes ``cell`` when it raises (``raises-exception``, ``# NBVAL_RAISES_EXCEPTION``)."""
     return MAY_RAISE_TAG in cell.metadata.get("tags", []) or MAY_RAISE_COMMENT in cell.source
@@ -268,15 +280,12 @@ class Exercise:
         return NOT_STARTED, ""
 
     def added(self) -> list:
-        """The code cells, with code in them, that the learner added to the exercise: not a part of
-        an answer cell JupyterLab split, nor a copy of a cell handed out (each has the metadata of the
-        cell it came from), as ``edits`` counts them. None are found where the notebook did not record the cells it was handed
-        out with."""
+        """The code cells the learner added to the exercise (``added_by_learner``), which its notebook's
+        line counts too. None are found where the notebook did not record the ids of the cells it was
+        handed out with: a cell handed out then carried no mark of its own."""
         if self.given is None:
             return []
-        return [cell for cell in self.cells
-                if cell.get("id") and cell.get("id") not in self.given and cell.source.strip()
-                and not {"blanks", "check", "given"} & course_metadata(cell).keys()]
+        return [cell for cell in self.cells if added_by_learner(cell, self.given)]
 
     def blanks(self) -> tuple[int, int]:
         """(blanks the exercise was given, blanks still in it), from its answer cells. The parts of
@@ -354,22 +363,23 @@ EVERY_CELL = {"given": "every code cell"}
 
 def edits(notebook: Any, exercises: list[Exercise]) -> tuple[int, int]:
     """(code cells with code the learner added, code cells handed out that the learner changed) in
-    ``notebook``, the cells changed told as the rows tell a check changed (``as_handed_out``). In a
-    notebook made before every cell handed out recorded itself (``EVERY_CELL``), only the cells added
-    to its exercises are found, by the ids their headings record."""
+    ``notebook``. Those added to its exercises are the ones their rows find (``Exercise.added``). The
+    rest need a notebook where every code cell handed out records itself (``EVERY_CELL``): the cells
+    added outside the exercises, and the cells changed, told as the rows tell a check changed
+    (``as_handed_out``)."""
+    added = sum(len(exercise.added()) for exercise in exercises)
     if notebook.metadata.get(COURSE_KEY) != EVERY_CELL:
-        return sum(len(exercise.added()) for exercise in exercises), 0
+        return added, 0
+    changed = 0
     code = [(cell, section) for cell, section in zip(notebook.cells, exercise_headings(notebook.cells))
             if cell.cell_type == "code"]
-    added = changed = 0
     for section, stretch in itertools.groupby(code, key=lambda pair: pair[1]):
         for run in marked_runs([cell for cell, _ in stretch]):
             if handed_out_mark(run[0]):
                 changed += not as_handed_out(run)
-            elif "blanks" in course_metadata(run[0]):
-                added += section is None  # an answer cell copied out of every exercise, and rewritten
-            elif run[0].source.strip():
-                added += 1
+            elif section is None:  # outside the exercises no heading records ids, and every cell handed
+                # out there carries its mark; an answer cell copied there is checked by no exercise
+                added += added_by_learner(run[0], None) or "blanks" in course_metadata(run[0])
     return added, changed
 
 
