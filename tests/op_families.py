@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 import numpy as np
+import pytest
 
 from tinyad import checkpoint
 from tinyad.tensor import functional as F
@@ -327,3 +328,14 @@ DIVISOR_GRADIENTS = [
     (1e300, 1e-5, 1e-20, -1e290),  # out / b overflows; out.grad / b first does not
     (1e-290, 1e10, 1e300, -1e-10),  # out / b falls below the normal floats; out.grad / b first does not
 ]
+
+
+def each_input_of_each_op() -> list[Any]:
+    """pytest params ``(op, case, i)``: every row on its first case, once for each of its inputs
+    (named "family-row-input i"), for the tests of what one input's data can do to any op."""
+    params = []
+    for family, table in FAMILIES.items():
+        for name, op in table.rows.items():
+            case = next(iter(table.cases_of(name).values()))
+            params += [pytest.param(op, case, i, id=f"{family}-{name}-input {i}") for i in range(len(case.shapes))]
+    return params

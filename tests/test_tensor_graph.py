@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from tinyad import Tensor, Value, checkpoint, gradcheck, no_grad
-from op_families import MASK_BESIDE_NONES  # tests/op_families.py
+from op_families import MASK_BESIDE_NONES, draw, each_input_of_each_op  # tests/op_families.py
 from tinyad.tensor import Tensor as TensorFromPackage
 from tinyad.tensor import backend, nn
 from tinyad.tensor import functional as F
@@ -1173,6 +1173,53 @@ def test_data_set_to_a_tensor_is_named_by_every_op_that_hands_it_to_numpy(use):
     p.data = p - 0.1 * p.grad  # .data forgotten on the right
     with pytest.raises(TypeError, match=r"set by hand \(t\.data = \.\.\.\) to a Tensor \(p\.data = p - lr \* p\.grad makes one"):
         use(p)
+
+
+SET_TO_A_TENSOR = r"set by hand \(t\.data = \.\.\.\) to a Tensor \(p\.data = p - lr \* p\.grad makes one"
+
+
+def inputs_with_one_set_by_hand(op, case, i, data_of):
+    """The inputs of ``op`` on ``case``, leaves that require grad, where input ``i``'s .data has been set
+    by hand to ``data_of(t)``."""
+    rng = np.random.default_rng(i)
+    inputs = [Tensor(draw(rng, op.domain(j), shape), requires_grad=True) for j, shape in enumerate(case.shapes)]
+    inputs[i].data = data_of(inputs[i])
+    return inputs
+
+
+@pytest.mark.parametrize("op, case, i", each_input_of_each_op())
+def test_data_set_to_a_tensor_is_named_by_every_op_whatever_input_it_is(op, case, i):
+    # mse, and binary_cross_entropy_with_logits and rnn_step given it as their targets or any input,
+    # computed with it before NumPy was asked: "NumPy cannot follow a Tensor's graph (np.add.reduce
+    # of a Tensor)", "Tensors have no <", "(np.tanh of a Tensor)".
+    def forgotten_on_the_right(p):  # p.data = p - lr * p.grad, with a gradient of 0: the same numbers
+        p.grad = np.zeros(p.shape)
+        return p - 0.1 * p.grad
+
+    inputs = inputs_with_one_set_by_hand(op, case, i, forgotten_on_the_right)
+    with pytest.raises(TypeError, match=SET_TO_A_TENSOR):
+        op.f(*inputs, **case.kwargs)
+
+
+@pytest.mark.parametrize("op, case, i", each_input_of_each_op())
+def test_data_set_to_ints_is_named_by_every_op_forward_or_backward(op, case, i):
+    # exp said NumPy's "data type <class 'numpy.int64'> not inexact", 2 + t "Tensor dtype must be
+    # float32 or float64, got int64"; the sum, max or min of ints, and ops whose gradient stayed
+    # ints (neg, reshape, indexing), ran on with a gradient of ints. Ones: within every domain.
+    inputs = inputs_with_one_set_by_hand(op, case, i, lambda t: np.ones(t.shape, dtype=np.int64))
+    with pytest.raises(TypeError, match=r"set by hand \(t\.data = \.\.\.\) to an array of int64: a Tensor holds"):
+        op.f(*inputs, **case.kwargs).sum().backward()
+
+
+def test_data_set_to_ints_bools_or_float16_is_named_by_its_sum_at_once():
+    # The sum of ints is an int: its backward gave the tensor a gradient of ints, in silence.
+    for data, words in [(np.array([1, 2]), "int64"), (np.array([True, False]), "bool"),
+                        (np.array([1.0, 2.0], dtype=np.float16), "float16")]:
+        r = Tensor([1.0, 2.0], requires_grad=True)
+        r.data = data
+        for use in (lambda t: t.sum(), lambda t: t.max(), lambda t: t.min(), lambda t: t[0].sum()):
+            with pytest.raises(TypeError, match=rf"set by hand \(t\.data = \.\.\.\) to an array of {words}"):
+                use(r)
 
 
 def test_a_tensor_given_to_numpy_by_hand_is_still_refused_in_numpys_words():

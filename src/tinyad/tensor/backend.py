@@ -73,10 +73,20 @@ def node_for_an_array(node: Any) -> TypeError:
     return TypeError(f"got a {name} where an array belongs: an op computes with arrays (a Tensor's .data)")
 
 
-def held_as_data(node: Any) -> bool:
-    """Whether ``node`` is the ``.data`` of another node. Asked only on the way to an error: it looks
-    through every object the garbage collector tracks (a few milliseconds in a long session)."""
-    return any(is_node(holder) and holder.data is node for holder in gc.get_referrers(node))
+def held_as_data(node: Any, nearest: int = 8) -> bool:
+    """Whether ``node``, or one of the ``nearest`` nodes it was computed from, is the ``.data`` of
+    another node. An op that computes with such a ``.data`` makes a Tensor of its own, held by none
+    (``pred.data - target.data`` in ``mse``), which the library then refuses: its inputs are asked
+    too. Asked only on the way to an error: each node asked looks through every object the garbage
+    collector tracks (a few milliseconds in a long session)."""
+    asked, waiting = 0, [node]
+    while waiting and asked < nearest:
+        candidate = waiting.pop(0)
+        asked += 1
+        if any(is_node(holder) and holder.data is candidate for holder in gc.get_referrers(candidate)):
+            return True
+        waiting.extend(getattr(candidate, "parents", ()))
+    return False
 
 
 TENSOR_AS_DATA = "a Tensor (p.data = p - lr * p.grad makes one: write p.data -= lr * p.grad)"
@@ -195,6 +205,9 @@ def one_dtype_for_products(op: str, *tensors: Any) -> None:
         return
     dtypes = [dtype_name(t.dtype) for t in tensors]
     if len(set(dtypes)) > 1:
+        unheld = [name for name in dtypes if name not in ("float32", "float64")]
+        if unheld:  # no Tensor holds ints: a .data set by hand, not a mix of float types
+            raise set_by_hand(f"an array of {unheld[0]}")
         raise TypeError(
             f"{op} got torch tensors of dtypes {', '.join(dtypes)}: PyTorch's matrix product takes "
             "one dtype (NumPy's promotes to the wider); make them one, with Tensor(data, dtype=...)"

@@ -53,11 +53,11 @@ import numpy as np
 
 from tinyad.tensor.backend import (
     cannot_combine, dtype_name, is_array, library, namespace, one_dtype_for_products, same_device, same_place,
-    to_numpy,
+    set_by_hand, to_numpy,
 )
 from tinyad.tensor.elementwise import stable_sigmoid
 from tinyad.tensor.reductions import axes
-from tinyad.tensor.tensor import Tensor, constant
+from tinyad.tensor.tensor import Tensor, check_data_set_by_hand, constant, held_by_no_tensor
 from tinyad.validation import check_flag, type_name
 
 Labels = Union[Sequence[int], np.ndarray, Tensor]
@@ -85,7 +85,11 @@ def _constant_like(x: Any, weight: Tensor) -> Tensor:
             f"a layer's weight must be a Tensor, got a {type_name(weight)}: pass the Tensor "
             "itself (a parameter, not its .data), so that its gradient is filled"
         )
-    return constant(x, weight, weight.dtype)
+    try:
+        return constant(x, weight, weight.dtype)
+    except TypeError:  # a constant takes the weight's dtype, which is no float's: .data set by hand
+        check_data_set_by_hand(weight)
+        raise
 
 
 def _one_axis(axis: int, x: Tensor) -> int:
@@ -105,10 +109,16 @@ def _one_axis(axis: int, x: Tensor) -> int:
 
 def _shifted_exp(x: Any, axis: int) -> tuple[Any, Any, Any]:
     """``(m, e, s)``: the max over ``axis``, ``exp(x - m)`` and its sum (>= 1), all keepdims."""
-    xp = namespace(x)
-    m = xp.max(x, axis=axis, keepdims=True)
-    e = xp.exp(x - m)
-    s = xp.sum(e, axis=axis, keepdims=True)
+    xp = namespace(x)  # names a Tensor as x: a .data set by hand to one
+    try:
+        m = xp.max(x, axis=axis, keepdims=True)
+        e = xp.exp(x - m)
+        s = xp.sum(e, axis=axis, keepdims=True)
+    except Exception:  # x is a Tensor's .data: ints set by hand are named, not in the library's words
+        what = held_by_no_tensor(x)
+        if what:
+            raise set_by_hand(what) from None
+        raise
     return m, e, s
 
 

@@ -47,6 +47,16 @@ Decisions worth knowing:
   ``TypeError`` naming both. Python numbers (and lists of them) join any library, on the
   other operand's device. An op's parents must be Tensors: a node made by hand (``new_node``)
   with an array or a number among its parents is a ``TypeError`` naming which.
+- A ``.data`` set by hand (``t.data = ...``) to what a Tensor does not hold (a Tensor, which
+  ``p.data = p - lr * p.grad`` makes; a list; an array of ints) is named where it shows, never by
+  a check that every op pays: where a library refuses a Tensor (NumPy's and PyTorch's hooks,
+  array_api_strict's reading of ``_array``, a comparison), which asks whether the Tensor, or one
+  computed from it, is another's ``.data``; where a number or a constant takes a dtype of ints;
+  at ``exp``'s limits, worked out once per dtype; at a node whose data NumPy made a scalar of
+  ints (the sum of ints); and where a gradient of floats reaches it. Ops that keep ints (``-t``,
+  reshapes, indexing) give ints back unasked: in NumPy their sum names them; in another library,
+  whose sum is an array, nothing asks until ints meet floats, or the library refuses them in its
+  own words.
 - Data given to ``Tensor(...)`` must be finite: nan or inf raise ``ValueError``.
   ``exp`` that would overflow raises ``OverflowError``; ``log`` of entries <= 0
   raises ``ValueError``; dividing by an array with zeros raises
@@ -89,11 +99,13 @@ from tinyad.tensor import binary, elementwise, grad_mode, reductions, shapes
 from tinyad.tensor.conversion import as_float_array, kind_of_list, too_large
 from tinyad.tensor.backend import (
     NUMPY, TENSOR_AS_DATA, all_finite, cannot_combine, describe, device, dtype_name, held_as_data, in_torch_graph,
-    is_array, library, namespace, refuse_torch_graph, same_device, set_by_hand, to_numpy,
+    is_array, library, namespace, node_for_an_array, refuse_torch_graph, same_device, set_by_hand, to_numpy,
 )
 
 ArrayLike = Union["Tensor", np.ndarray, float, int, Sequence]
 Rule = Callable[["Tensor"], None]
+# What NumPy's arithmetic on a 0-d array of a Tensor's gives: a NumPy scalar of its dtype.
+FLOAT_SCALARS = (np.float64, np.float32)
 
 
 class Tensor:
@@ -150,10 +162,10 @@ class Tensor:
             self.xp = NUMPY
         else:
             # Not an array of NumPy's: another library's, a NumPy scalar (a 0-d op's result), or what
-            # an op made of a .data set by hand (a Tensor, a list joined to a list, a float).
-            if isinstance(data, Tensor) or (parents and parents[0].xp is NUMPY and not isinstance(data, np.generic)):
-                for parent in parents:
-                    _check_data_set_by_hand(parent)
+            # an op made of a .data set by hand (a Tensor, a list joined to a list, a float, or a NumPy
+            # scalar of ints: the sum of an array of ints, whose gradient would be ints too).
+            if isinstance(data, Tensor) or (parents and parents[0].xp is NUMPY and not isinstance(data, FLOAT_SCALARS)):
+                check_data_set_by_hand(*parents)
             self.xp = parents[0].xp if parents else namespace(data)
             if self.xp is NUMPY:
                 data = np.asarray(data)  # NumPy's result of a 0-d op is a scalar, not an array
@@ -175,7 +187,7 @@ class Tensor:
         try:
             shape = self.data.shape
         except AttributeError:  # t.data = [1, 2], set by hand
-            _check_data_set_by_hand(self)
+            check_data_set_by_hand(self)
             raise
         return shape if type(shape) is tuple else tuple(shape)  # torch.Size as a plain tuple
 
@@ -184,7 +196,7 @@ class Tensor:
         try:
             return self.data.ndim
         except AttributeError:  # t.data = [1, 2], set by hand
-            _check_data_set_by_hand(self)
+            check_data_set_by_hand(self)
             raise
 
     @property
@@ -197,7 +209,7 @@ class Tensor:
         try:
             return self.data.dtype
         except AttributeError:  # t.data = 0.3, set by hand
-            _check_data_set_by_hand(self)
+            check_data_set_by_hand(self)
             raise
 
     @property
@@ -240,6 +252,8 @@ class Tensor:
     # what to write instead.
 
     def __lt__(self, other: Any) -> bool:
+        if held_as_data(self):  # an op compared a .data set by hand to a Tensor (bce's targets >= 0)
+            raise set_by_hand(TENSOR_AS_DATA)
         raise TypeError(
             "tinyad Tensors have no <, <=, > or >=: compare their arrays, t.data > 0 (a mask, which "
             "indexes a tensor: t[t.data > 0]), or t.item() for one element; no gradient flows "
@@ -269,6 +283,13 @@ class Tensor:
 
     def __abs__(self) -> NoReturn:
         raise TypeError(f"abs() of a Tensor: tinyad has no abs; {INSTEAD_OF_METHODS['abs']}")
+
+    @property
+    def _array(self) -> NoReturn:
+        # array_api_strict reads its arrays' _array: a Tensor there is most often a .data set by hand
+        # to one, named, not in the library's "'Tensor' object has no attribute '_array'". (A property,
+        # not __getattr__, which would slow every attribute read: tests/test_graph.py.)
+        raise node_for_an_array(self)
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> NoReturn:
         # Asked for np.array(t), and for each Tensor of a list given to NumPy or matplotlib: a
@@ -329,7 +350,7 @@ class Tensor:
             yield self[i]
 
     def __repr__(self) -> str:
-        _check_data_set_by_hand(self)
+        check_data_set_by_hand(self)
         body = np.array2string(self.numpy(), precision=4, separator=", ", prefix="Tensor(")
         extra = ", requires_grad=True" if self.requires_grad else ""
         if dtype_name(self.dtype) != "float64":
@@ -416,7 +437,11 @@ class Tensor:
             xp = namespace(other)
             integral = ("bool", "integral")
             takes_dtype = other.dtype.kind in "biu" if xp is NUMPY else xp.isdtype(other.dtype, integral)
-        return constant(other, self, self.dtype if takes_dtype else None)
+        try:
+            return constant(other, self, self.dtype if takes_dtype else None)
+        except TypeError:  # a number takes this tensor's dtype, which is no float's: .data set by hand
+            check_data_set_by_hand(self)
+            raise
 
     # -- arithmetic, with NumPy broadcasting on both sides (binary.py) ----------
     # The other operand becomes a Tensor here (``operand``): the ops get two Tensors.
@@ -613,7 +638,7 @@ class Tensor:
         """
         data = self.data
         if type(grad) is not type(data):  # a NumPy scalar from a 0-d op; or a rule's slip
-            _check_data_set_by_hand(self)
+            check_data_set_by_hand(self)
             _check_gradient_array(grad, self)
             grad = self.xp.asarray(grad)  # a gradient is kept as an array, a 0-d one too
         if grad.shape != data.shape:
@@ -621,7 +646,7 @@ class Tensor:
                                f"shape {data.shape}: a gradient must have its tensor's shape "
                                "(sum_to_shape sums a broadcast gradient back)")
         if grad.dtype != data.dtype:
-            _check_data_set_by_hand(self)  # an array of ints would take the gradient as ints
+            check_data_set_by_hand(self)  # an array of ints would take the gradient as ints
             grad = self.xp.astype(grad, data.dtype)  # a new array
             fresh = True
         if self.grad is None:
@@ -728,24 +753,38 @@ def _numpy_refused(what: str, instead: str, by: str = "NumPy", tensor: Tensor | 
                          by)
 
 
-def _check_data_set_by_hand(t: Tensor) -> None:
-    """A TypeError for a tensor whose ``.data`` was set by hand (``t.data = ...``) to what a Tensor
-    does not hold: a Tensor, a Python number, a list, or an array of ints or bools (whose gradient
-    would be cast to ints: 0). NumPy's float scalars pass: NumPy's arithmetic on a 0-d array gives
-    one (``p.data = p.data - lr * p.grad``). Asked only where such data shows, never on the way of
-    every op."""
-    data = t.data
+def check_data_set_by_hand(*operands: Any) -> None:
+    """A TypeError for the first of ``operands`` that is a Tensor whose ``.data`` was set by hand
+    (``t.data = ...``) to what no Tensor holds (``held_by_no_tensor``); operands that are not
+    Tensors (an op's number) are passed over.
+
+    Asked only where such data shows, never on the way of every op: where an op's result or
+    gradient is not what its parents' arrays give, and on the way to an error whose words (the
+    library's, or a dtype refused) would hide the slip.
+    """
+    for t in operands:
+        if isinstance(t, Tensor):
+            what = held_by_no_tensor(t.data)
+            if what:
+                raise set_by_hand(what) from None  # the library's error, if any, said nothing of it
+
+
+def held_by_no_tensor(data: Any) -> str:
+    """``data`` in words ("an array of int64") if no Tensor holds such data, else "".
+
+    A Tensor holds an array of float32 or float64: not a Tensor, a Python number or a list, nor an
+    array of ints or bools, which would take their gradient as ints (0). NumPy's float scalars
+    pass: NumPy's arithmetic on a 0-d array gives one (``p.data = p.data - lr * p.grad``).
+    """
     if isinstance(data, Tensor):
-        what = TENSOR_AS_DATA
-    elif isinstance(data, np.floating):
-        return
-    elif not is_array(data) or isinstance(data, np.generic):
-        what = f"a {type_name(data)} ({data!r:.40})"
-    elif dtype_name(data.dtype) not in ("float32", "float64"):
-        what = f"an array of {dtype_name(data.dtype)}"
-    else:
-        return
-    raise set_by_hand(what)
+        return TENSOR_AS_DATA
+    if isinstance(data, FLOAT_SCALARS):
+        return ""
+    if not is_array(data) or isinstance(data, np.generic):
+        return f"a {type_name(data)} ({data!r:.40})"
+    if dtype_name(data.dtype) not in ("float32", "float64"):
+        return f"an array of {dtype_name(data.dtype)}"
+    return ""
 
 
 def _check_gradient_array(grad: Any, node: Tensor) -> None:
