@@ -834,6 +834,27 @@ def test_a_check_split_or_pasted_again_unchanged_is_checked_on_its_row_and_its_l
     assert read(lambda cell: split_as_jupyterlab(cell, blank_line)[1:]) == changed  # a part deleted
 
 
+def test_a_check_both_pasted_again_and_split_or_with_an_empty_part_is_as_handed_out():
+    # Each of these runs every line of the check, in order: a copy split, a split at the end of a copy,
+    # and an empty part between two lines with no blank line at the cut (its newline read as one). Each
+    # read as the check changed, on its row and its notebook's line.
+    check, = [cell for cell in nbtools.make_exercise(v4.new_notebook(cells=[
+        v4.new_markdown_cell("## Exercise 1: one"),
+        v4.new_code_cell("def one(x):\n    ### BEGIN SOLUTION\n    return 2 * x\n    ### END SOLUTION"),
+        v4.new_code_cell("got = one(2.0)\ngrading.check_close(got, 4.0, 'the answer', 'one(2.0)', 'double x')")]),
+        "x").cells if "check" in cell.metadata.get("tinyad", {})]
+    line_end = check.source.index("\n")
+    assert score_table.as_handed_out([check, *split_as_jupyterlab(check, line_end)])
+    assert score_table.as_handed_out([*split_as_jupyterlab(check, line_end), check])
+    assert score_table.as_handed_out([check, *split_as_jupyterlab(check, len(check.source))])
+    assert score_table.as_handed_out(split_as_jupyterlab(check, line_end, line_end + 1))
+    # Still changed: a part left out of one copy, the parts swapped, nothing but empty parts.
+    first, second = split_as_jupyterlab(check, line_end)
+    assert not score_table.as_handed_out([check, second])
+    assert not score_table.as_handed_out([check, second, first])
+    assert not score_table.as_handed_out(split_as_jupyterlab(v4.new_code_cell("", metadata=check.metadata), 0))
+
+
 def test_the_cells_a_notebooks_line_counts_added_in_its_exercises_are_those_its_rows_find():
     # The line found them by the course's metadata alone, the rows by it and the ids the headings
     # record: a cell handed out whose metadata the learner deleted was added on the line, on no row.

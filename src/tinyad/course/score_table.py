@@ -170,14 +170,23 @@ CUTS, MOST_CUTS_REJOINED = ("\n", "\n\n", "\n\n\n"), 4
 
 
 def as_handed_out(run: list) -> bool:
-    """Whether a run of ``marked_runs`` is the cell handed out, unchanged: pasted again beside itself
-    (each cell its fingerprint), or split into parts that hold its lines in order (so it still runs
-    every line of a check). A check wrapped in a ``try``, its expected value edited, is not. The rows
-    ask it of check cells, a notebook's line of every code cell handed out."""
+    """Whether a run of ``marked_runs`` is the cell handed out, unchanged: pasted again beside itself,
+    split into parts that hold its lines in order (so it still runs every line of a check), or both:
+    read in order, the run is one or more whole copies of it, each one cell or parts rejoined. Empty
+    parts (a split at a cell's end, or of a selected line end) run nothing and are passed over. A check
+    wrapped in a ``try``, its expected value edited, is not. The rows ask it of check cells, a
+    notebook's line of every code cell handed out."""
     mark = handed_out_mark(run[0])
-    parts = [cell.source.strip("\n") for cell in run]
-    if all(fingerprint(part) == mark for part in parts):
-        return True
+    parts = [cell.source.strip("\n") for cell in run if cell.source.strip()]
+    # whole[start]: parts[start:] are whole copies, one after another (none left is the end of them)
+    whole = [False] * len(parts) + [True]
+    for start in reversed(range(len(parts))):
+        whole[start] = any(whole[end] and _rejoins(parts[start:end], mark) for end in range(start + 1, len(parts) + 1))
+    return bool(parts) and whole[0]
+
+
+def _rejoins(parts: list[str], mark: str | None) -> bool:
+    """Whether ``parts``, rejoined with the blank lines a split dropped at each cut, have the fingerprint ``mark``."""
     cuts = CUTS if len(parts) - 1 <= MOST_CUTS_REJOINED else CUTS[:1]
     for chosen in itertools.product(cuts, repeat=len(parts) - 1):
         joined = parts[0] + "".join(cut + part for cut, part in zip(chosen, parts[1:]))
