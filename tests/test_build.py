@@ -232,6 +232,17 @@ def test_an_exercise_added_to_the_solution_is_not_taken_for_a_learners_work(tmp_
     assert build.learner_work(path, two_exercises) == "2 of its 2 blanks are filled in"
 
 
+def test_a_cell_added_under_a_heading_written_again_is_a_learners_work(tmp_path):
+    # The heading cell deleted and written again records no ids: the answer written in a cell added under
+    # it went uncounted, and the notebook was overwritten.
+    path, fresh = exercise_pair(tmp_path)
+    work = nbtools.read(path)
+    work.cells[0] = nbformat.v4.new_markdown_cell(work.cells[0].source)
+    work.cells.insert(1, nbformat.v4.new_code_cell("def f():\n    return 1"))
+    nbtools.write(work, path)
+    assert build.learner_work(path, fresh) == "1 code cell added"
+
+
 def test_an_exercise_with_a_learners_work_is_recognised(tmp_path):
     path, fresh = exercise_pair(tmp_path)
     filled = nbtools.read(path)

@@ -574,6 +574,13 @@ def checks_split_and_pasted() -> nbformat.NotebookNode:
     return exercise
 
 
+def heading_written_again() -> nbformat.NotebookNode:
+    exercise = small_exercise()  # exercise 3's heading cell deleted and written again: it records no ids
+    exercise.cells[7] = v4.new_markdown_cell(exercise.cells[7].source)
+    exercise.cells[8:8] = [v4.new_code_cell("def three(x):\n    return 2 * x")]  # the answer above its blank
+    return exercise
+
+
 def partly_unchecked() -> nbformat.NotebookNode:
     exercise = small_exercise()  # exercise 1's check passes, but says a part of it went unchecked
     exercise.cells[3].source += "\ngrading.not_checked('the torch half: PyTorch is not installed')"
@@ -590,6 +597,7 @@ SLIPS = {"91_as_given.ipynb": small_exercise, "92_hanging.ipynb": hanging, "93_c
          "87_grading_replaced_in_the_set_up.ipynb": grading_replaced_in_the_set_up,
          "86_blank_under_a_changed_check.ipynb": blank_under_a_changed_check,
          "83_checks_split_and_pasted.ipynb": checks_split_and_pasted,
+         "82_heading_written_again.ipynb": heading_written_again,
          "85_cut_short.ipynb": None}  # not a notebook: a file cut short (written below)
 
 
@@ -747,6 +755,16 @@ def test_an_answer_above_its_blank_is_told_to_move_into_it(slips):
         "write your answer in its place, not in a cell you added"), out
 
 
+def test_a_cell_added_under_a_heading_written_again_is_counted_on_the_line_and_the_row(slips):
+    # A heading cell written again records no ids; in a notebook whose every code cell handed out carries
+    # a mark, the marks tell the cell the learner added: neither the line nor the row counted it.
+    out, rows = slips
+    assert "82_heading_written_again.ipynb  (1 of 4 passed; 1 code cell added)" in table_of(out), out
+    assert rows["82_heading_written_again.ipynb"][2] == (
+        "  Exercise 3: blank         not started: a blank's raise NotImplementedError(...) line still runs: "
+        "write your answer in its place, not in a cell you added"), out
+
+
 def test_a_notebooks_line_counts_its_passes_and_the_code_cells_added_or_changed(slips):
     # An added cell runs beside the checks (one that replaces grading passes them all): the line
     # says how many there are, for whoever grades the notebook to read them. None in a notebook as given.
@@ -879,6 +897,10 @@ def test_a_notebook_made_before_every_cell_recorded_itself_counts_what_its_exerc
     assert score_table.edits(old, score_table.exercises_of(old.cells)) == (2, 0)
     old.cells[0].source += "\nx = 1"  # a set-up cell changed: such a notebook cannot tell
     assert score_table.edits(old, score_table.exercises_of(old.cells)) == (2, 0)
+    for cell in old.cells:  # saved as nbformat 4.4, without cell ids: exercise 4's cell between its checks,
+        del cell["id"]  # handed out, read as added; an added cell cannot be told from it
+    old.nbformat_minor = 4
+    assert score_table.edits(old, score_table.exercises_of(old.cells)) == (0, 0)
 
 
 def test_a_check_that_says_it_left_a_part_unchecked_is_not_a_pass(slips):
@@ -896,7 +918,7 @@ def test_a_commented_out_check_is_no_check_cell():
 def test_the_last_line_counts_every_notebooks_exercises(slips):
     out, _ = slips
     assert table_of(out)[-1] == (
-        "60 exercises: 14 passed, 20 failed, 1 in progress, 10 not started, 9 not checked, 6 not run; "
+        "64 exercises: 15 passed, 22 failed, 1 in progress, 11 not started, 9 not checked, 6 not run; "
         "1 notebook could not be read"), out
 
 

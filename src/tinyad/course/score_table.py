@@ -195,15 +195,20 @@ def _rejoins(parts: list[str], mark: str | None) -> bool:
     return False
 
 
-def added_by_learner(cell: Any, handed_out_ids: frozenset | None) -> bool:
+def added_by_learner(cell: Any, handed_out_ids: frozenset | None, marked: bool) -> bool:
     """Whether ``cell`` is a code cell with code in it that the learner added: it carries no mark of a
     cell handed out (an answer's blanks, a fingerprint; the parts of a cell JupyterLab split, and
     copies, keep the metadata of the cell they came from), and its id is not among ``handed_out_ids``,
-    the ids its exercise's heading recorded, where given (before every cell handed out carried a mark,
-    a set-up cell of an exercise carried none)."""
-    return (cell.cell_type == "code" and bool(cell.source.strip())
-            and not {"blanks", "check", "given"} & course_metadata(cell).keys()
-            and cell.get("id") not in (handed_out_ids or ()))
+    the ids its exercise's heading recorded (None where none are: outside the exercises, or under a
+    heading cell the learner wrote again). Such a cell is the learner's where every code cell the
+    notebook handed out carries a mark (``marked``: ``EVERY_CELL``). In a notebook made before that, a
+    set-up cell carried none: only an id the heading did not record tells a cell added, and a cell
+    without an id (the notebook saved as nbformat 4.4) is not counted."""
+    if (cell.cell_type != "code" or not cell.source.strip()
+            or {"blanks", "check", "given"} & course_metadata(cell).keys()
+            or cell.get("id") in (handed_out_ids or ())):
+        return False
+    return marked or (handed_out_ids is not None and bool(cell.get("id")))
 
 
 def may_raise(cell: Any) -> bool:
@@ -223,6 +228,7 @@ class Exercise:
     checked: int = 0  # check cells that ran and passed
     unchecked: str = ""  # what a check cell that passed said it did not check
     given: frozenset | None = None  # the ids of the code cells it was handed out with, where recorded
+    marked: bool = False  # its notebook marks every code cell it handed out (EVERY_CELL)
 
     @property
     def number(self) -> str:
@@ -290,11 +296,9 @@ class Exercise:
 
     def added(self) -> list:
         """The code cells the learner added to the exercise (``added_by_learner``), which its notebook's
-        line counts too. None are found where the notebook did not record the ids of the cells it was
-        handed out with: a cell handed out then carried no mark of its own."""
-        if self.given is None:
-            return []
-        return [cell for cell in self.cells if added_by_learner(cell, self.given)]
+        line counts too. None are found in a notebook that marks not every cell it handed out, where
+        the heading did not record the ids of the cells it was handed out with."""
+        return [cell for cell in self.cells if added_by_learner(cell, self.given, self.marked)]
 
     def blanks(self) -> tuple[int, int]:
         """(blanks the exercise was given, blanks still in it), from its answer cells. The parts of
@@ -377,7 +381,7 @@ def edits(notebook: Any, exercises: list[Exercise]) -> tuple[int, int]:
     added outside the exercises, and the cells changed, told as the rows tell a check changed
     (``as_handed_out``)."""
     added = sum(len(exercise.added()) for exercise in exercises)
-    if notebook.metadata.get(COURSE_KEY) != EVERY_CELL:
+    if not marks_every_cell(notebook):
         return added, 0
     changed = 0
     code = [(cell, section) for cell, section in zip(notebook.cells, exercise_headings(notebook.cells))
@@ -388,18 +392,25 @@ def edits(notebook: Any, exercises: list[Exercise]) -> tuple[int, int]:
                 changed += not as_handed_out(run)
             elif section is None:  # outside the exercises no heading records ids, and every cell handed
                 # out there carries its mark; an answer cell copied there is checked by no exercise
-                added += added_by_learner(run[0], None) or "blanks" in course_metadata(run[0])
+                added += added_by_learner(run[0], None, marked=True) or "blanks" in course_metadata(run[0])
     return added, changed
 
 
-def exercises_of(cells: list) -> list[Exercise]:
-    """The exercises of a notebook's cells, each with the code cells of its section."""
+def marks_every_cell(notebook: Any) -> bool:
+    """Whether ``notebook`` marks every code cell it hands out (``EVERY_CELL``)."""
+    return notebook.metadata.get(COURSE_KEY) == EVERY_CELL
+
+
+def exercises_of(cells: list, marked: bool = False) -> list[Exercise]:
+    """The exercises of a notebook's cells, each with the code cells of its section; ``marked``: the
+    notebook marks every code cell it hands out (``marks_every_cell``), which tells the cells added."""
     found: dict[int, Exercise] = {}
     for cell, section in zip(cells, exercise_headings(cells)):
         if section is not None:
             if section[0] not in found:
                 given = course_metadata(cells[section[0]]).get("cells")
-                found[section[0]] = Exercise(section[1], given=None if given is None else frozenset(given))
+                found[section[0]] = Exercise(section[1], given=None if given is None else frozenset(given),
+                                             marked=marked)
             exercise = found[section[0]]
             if cell.cell_type == "code":
                 exercise.cells.append(cell)
@@ -441,7 +452,7 @@ class ScoreTable:
             return None
         name = shown_path(item.parent.path, item.config.invocation_params.dir)
         if name not in self.notebooks:
-            self.notebooks[name] = exercises_of(notebook.cells)
+            self.notebooks[name] = exercises_of(notebook.cells, marks_every_cell(notebook))
             self.edits[name] = edits(notebook, self.notebooks[name])
             for exercise in self.notebooks[name]:
                 self.owner.update((id(c), exercise) for c in exercise.cells)
