@@ -297,10 +297,10 @@ def js(browser: Any, script: str, *args: Any) -> Any:
 
 def stored_images(path: Path) -> int:
     """How many outputs in the notebook file hold a picture (a drawing or a plot)."""
-    notebook = json.loads(path.read_text())
+    notebook = nbtools.read(path)
     return sum(
         1
-        for cell in notebook["cells"]
+        for cell in notebook.cells
         for output in cell.get("outputs", [])
         if {"image/png", "image/svg+xml"} & set(output.get("data", {}))
     )
