@@ -387,7 +387,12 @@ def binary_cross_entropy_with_logits(logits: Tensor, targets: Any) -> Tensor:
                                       logits, targets)
     _warn_if_probabilities("binary_cross_entropy_with_logits", "sigmoid", logits)
     xp, t = logits.xp, targets.data
-    if not xp.all((t >= 0) & (t <= 1)):
+    try:
+        inside = xp.all((t >= 0) & (t <= 1))
+    except TypeError:  # a Tensor has no >=: the targets' .data was set by hand to one
+        check_data_set_by_hand(targets)
+        raise
+    if not inside:
         plain = to_numpy(t)
         outside = ~((plain >= 0) & (plain <= 1))
         raise ValueError(

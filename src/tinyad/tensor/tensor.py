@@ -50,8 +50,9 @@ Decisions worth knowing:
 - A ``.data`` set by hand (``t.data = ...``) to what a Tensor does not hold (a Tensor, which
   ``p.data = p - lr * p.grad`` makes; a list; an array of ints) is named where it shows, never by
   a check that every op pays: where a library refuses a Tensor (NumPy's and PyTorch's hooks,
-  array_api_strict's reading of ``_array``, a comparison), which asks whether the Tensor, or one
-  computed from it, is another's ``.data``; where a number or a constant takes a dtype of ints;
+  array_api_strict's reading of ``_array``), which asks whether the Tensor, or one of the nearest
+  it was computed from, is another's ``.data``; where bce compares its targets (not in ``<``, which
+  pprint asks of every pair of Tensors it sorts); where a number or a constant takes a dtype of ints;
   at ``exp``'s limits, worked out once per dtype; at a node whose data NumPy made a scalar of
   ints (the sum of ints); and where a gradient of floats reaches it. Ops that keep ints (``-t``,
   reshapes, indexing) give ints back unasked: in NumPy their sum names them; in another library,
@@ -252,8 +253,6 @@ class Tensor:
     # what to write instead.
 
     def __lt__(self, other: Any) -> bool:
-        if held_as_data(self):  # an op compared a .data set by hand to a Tensor (bce's targets >= 0)
-            raise set_by_hand(TENSOR_AS_DATA)
         raise TypeError(
             "tinyad Tensors have no <, <=, > or >=: compare their arrays, t.data > 0 (a mask, which "
             "indexes a tensor: t[t.data > 0]), or t.item() for one element; no gradient flows "
