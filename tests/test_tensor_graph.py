@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gc
+import inspect
 import pprint
 import re
 import tracemalloc
@@ -1236,6 +1237,15 @@ def test_comparing_tensors_asks_no_one_who_holds_them(monkeypatch):
     assert pprint.pformat(set(ts)).count("Tensor(") == 5
     with pytest.raises(TypeError, match=r"tinyad Tensors have no <, <=, > or >="):
         ts[0] > 0
+
+
+def test_a_tensors_array_api_strict_attribute_is_one_it_lacks_to_hasattr_and_inspect():
+    # array_api_strict's _array, a property that names a .data set by hand, raised a TypeError where
+    # Python's attribute protocol asks for an AttributeError: hasattr, getattr with a default and
+    # inspect.getmembers(t) raised it too.
+    t = Tensor([1.0, 2.0])
+    assert not hasattr(t, "_array") and getattr(t, "_array", None) is None
+    assert ("shape", (2,)) in inspect.getmembers(t)
 
 
 def test_a_tensor_given_to_numpy_by_hand_is_still_refused_in_numpys_words():

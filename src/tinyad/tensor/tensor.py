@@ -287,8 +287,9 @@ class Tensor:
     def _array(self) -> NoReturn:
         # array_api_strict reads its arrays' _array: a Tensor there is most often a .data set by hand
         # to one, named, not in the library's "'Tensor' object has no attribute '_array'". (A property,
-        # not __getattr__, which would slow every attribute read: tests/test_graph.py.)
-        raise node_for_an_array(self)
+        # not __getattr__, which would slow every attribute read: tests/test_graph.py.) An
+        # AttributeError, as for any attribute a Tensor lacks: hasattr and inspect.getmembers ask it.
+        raise AttributeError(*node_for_an_array(self).args)
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> NoReturn:
         # Asked for np.array(t), and for each Tensor of a list given to NumPy or matplotlib: a
