@@ -1225,6 +1225,19 @@ def test_data_set_to_ints_bools_or_float16_is_named_by_its_sum_at_once():
                 use(r)
 
 
+def test_data_set_to_ints_is_named_where_a_constant_tensor_takes_its_dtype():
+    # A batch given as a Tensor of another dtype than the layer's weight (or the loss's prediction)
+    # is remade in its dtype: of ints, "Tensor dtype must be float32 or float64, got int64".
+    layer = nn.Linear(3, 2, seed=0)
+    layer.W.data = np.ones((3, 2), dtype=np.int64)
+    p = Tensor([1.0, 2.0], requires_grad=True)
+    p.data = np.array([1, 2])
+    for use in (lambda: layer(Tensor(np.ones((4, 3)))), lambda: F.mse(p, Tensor([0.0, 0.0])),
+                lambda: F.binary_cross_entropy_with_logits(p, Tensor([0.0, 1.0]))):
+        with pytest.raises(TypeError, match=r"set by hand \(t\.data = \.\.\.\) to an array of int64"):
+            use()
+
+
 def test_comparing_tensors_asks_no_one_who_holds_them(monkeypatch):
     # pprint sorts a set's entries, and a dict's keys, each pair in its own try: a look through every
     # object for each comparison took 25 s for a set of 60 Tensors in a session of a million objects.
