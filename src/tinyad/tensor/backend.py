@@ -74,19 +74,19 @@ def node_for_an_array(node: Any) -> TypeError:
 
 
 def held_as_data(node: Any, nearest: int = 8) -> bool:
-    """Whether ``node``, or one of the ``nearest`` nodes it was computed from, is the ``.data`` of
-    another node. An op that computes with such a ``.data`` makes a Tensor of its own, held by none
-    (``pred.data - target.data`` in ``mse``), which the library then refuses: its inputs are asked
-    too. Asked only on the way to an error: each node asked looks through every object the garbage
-    collector tracks (a few milliseconds in a long session)."""
-    asked, waiting = 0, [node]
-    while waiting and asked < nearest:
+    """Whether ``node``, or one of the nodes it was computed from (the ``nearest`` of them, ``node``
+    counted), is the ``.data`` of another node. An op that computes with such a ``.data`` makes a
+    Tensor of its own, held by none (``pred.data - target.data`` in ``mse``), which the library then
+    refuses: its inputs are asked too. Asked only on the way to an error: one look through every
+    object the garbage collector tracks, for all of them at once (a few milliseconds in a long
+    session)."""
+    asked, waiting = {}, [node]  # by id: a node reached twice (mse's diff) is asked once
+    while waiting and len(asked) < nearest:
         candidate = waiting.pop(0)
-        asked += 1
-        if any(is_node(holder) and holder.data is candidate for holder in gc.get_referrers(candidate)):
-            return True
-        waiting.extend(getattr(candidate, "parents", ()))
-    return False
+        if id(candidate) not in asked:
+            asked[id(candidate)] = candidate
+            waiting.extend(getattr(candidate, "parents", ()))
+    return any(is_node(holder) and id(holder.data) in asked for holder in gc.get_referrers(*asked.values()))
 
 
 TENSOR_AS_DATA = "a Tensor (p.data = p - lr * p.grad makes one: write p.data -= lr * p.grad)"
