@@ -168,7 +168,7 @@ def test_a_strict_arrays_data_set_to_a_tensor_or_to_ints_is_named():
         with pytest.raises(AttributeError, match=r"set by hand \(t\.data = \.\.\.\) to a Tensor \(p\.data = p - lr"):
             use(forgotten_on_the_right)
     ints = set_to(lambda p: array_api_strict.asarray([1, 2]))
-    for use in (lambda p: p.exp(), lambda p: p * 2.0, lambda p: F.mse(p, [0.0, 0.0])):
+    for use in (lambda p: p.exp(), lambda p: p * 2.0, lambda p: F.mse(p, [0.0, 0.0]), lambda p: F.softmax(p)):
         with pytest.raises(TypeError, match=r"set by hand \(t\.data = \.\.\.\) to an array of int64"):
             use(ints)
 
@@ -350,6 +350,17 @@ def test_an_optimiser_refuses_a_gradient_of_another_dtype_in_any_library(xp):
             with pytest.raises(TypeError, match=f"parameter 0 is float32 but its gradient is {named}"):
                 opt.step()
     assert p.dtype == xp.float32 and p.numpy().tolist() == [1.0, 1.0]
+
+
+@needs_torch_tensors
+def test_a_pytorch_product_of_ints_set_by_hand_and_floats_names_the_data_set_by_hand():
+    # Not "make them one, with Tensor(data, dtype=...)": no Tensor holds ints.
+    x = Tensor(torch.ones(2, 3, dtype=torch.float64), requires_grad=True)
+    w = Tensor(torch.ones(3, 3, dtype=torch.float64), requires_grad=True)
+    w.data = torch.ones(3, 3, dtype=torch.int64)
+    for call in (lambda: F.linear(x, w), lambda: F.rnn_step(x, x, w, w, Tensor(torch.zeros(3, dtype=torch.float64)))):
+        with pytest.raises(TypeError, match=r"set by hand \(t\.data = \.\.\.\) to an array of int64"):
+            call()
 
 
 @needs_torch_tensors
