@@ -52,12 +52,12 @@ Decisions worth knowing:
   a check that every op pays: where a library refuses a Tensor (NumPy's and PyTorch's hooks,
   array_api_strict's reading of ``_array``), which asks whether the Tensor, or one of the nearest
   it was computed from, is another's ``.data``; where bce compares its targets (not in ``<``, which
-  pprint asks of every pair of Tensors it sorts); where a number or a constant takes a dtype of ints;
-  at ``exp``'s limits, worked out once per dtype; at a node whose data NumPy made a scalar of
-  ints (the sum of ints); and where a gradient of floats reaches it. Ops that keep ints (``-t``,
-  reshapes, indexing) give ints back unasked: in NumPy their sum names them; in another library,
-  whose sum is an array, nothing asks until ints meet floats, or the library refuses them in its
-  own words.
+  pprint asks of every pair of Tensors it sorts); where a number or a constant takes a dtype of
+  ints; at ``exp``'s limits, worked out once per dtype; at a node whose data NumPy made a scalar
+  of another dtype (the sum of ints, bools or float16); and where a gradient of floats reaches it.
+  Ops that keep ints (``-t``, reshapes, indexing) give ints back unasked: in NumPy their sum names
+  them; in another library, whose sum is an array, nothing asks until ints meet floats, or the
+  library refuses them in its own words.
 - Data given to ``Tensor(...)`` must be finite: nan or inf raise ``ValueError``.
   ``exp`` that would overflow raises ``OverflowError``; ``log`` of entries <= 0
   raises ``ValueError``; dividing by an array with zeros raises
@@ -773,8 +773,9 @@ def held_by_no_tensor(data: Any) -> str:
     """``data`` in words ("an array of int64") if no Tensor holds such data, else "".
 
     A Tensor holds an array of float32 or float64: not a Tensor, a Python number or a list, nor an
-    array of ints or bools, which would take their gradient as ints (0). NumPy's float scalars
-    pass: NumPy's arithmetic on a 0-d array gives one (``p.data = p.data - lr * p.grad``).
+    array or a NumPy scalar of another dtype (ints or bools would take their gradient as ints: 0).
+    NumPy's float32 and float64 scalars pass: NumPy's arithmetic on a 0-d array gives one
+    (``p.data = p.data - lr * p.grad``).
     """
     if isinstance(data, Tensor):
         return TENSOR_AS_DATA
