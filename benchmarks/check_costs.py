@@ -32,8 +32,8 @@ from typing import Any, Callable, Iterator  # noqa: E402
 import numpy as np  # noqa: E402
 
 import tinyad.optim  # noqa: E402
+import tinyad.tensor.conversion  # noqa: E402
 import tinyad.tensor.functional  # noqa: E402
-import tinyad.tensor.tensor  # noqa: E402
 from tensor_bench import (  # noqa: E402  (beside this script)
     measure, median_ratio, mlp_data, numpy_mlp, steps_within, tinyad_mlp)
 
@@ -61,7 +61,7 @@ def everything_finite(*args: Any) -> bool:
 
 # Each family: what it checks, and the engine's functions put aside while it is left out.
 FAMILIES: list[tuple[str, list[tuple[Any, str, Callable]]]] = [
-    ("the batch's finiteness (Tensor(x))", [(tinyad.tensor.tensor, "all_finite", everything_finite)]),
+    ("the batch's finiteness (Tensor(x))", [(tinyad.tensor.conversion, "all_finite", everything_finite)]),
     ("the optimiser's finiteness test of each new parameter", [(tinyad.optim, "_finite", everything_finite)]),
     ("the optimiser's check of each gradient", [(tinyad.optim, "_check_grad", nothing)]),
     ("the optimiser's all-or-nothing step", [(tinyad.optim.Optimizer, "step", step_unguarded)]),
