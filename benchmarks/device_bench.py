@@ -54,9 +54,7 @@ from tinyad.tensor import functional as F  # noqa: E402
 from tinyad.tensor import nn  # noqa: E402
 
 from machine import cpu_model  # noqa: E402  (benchmarks/machine.py, beside this script)
-from tensor_bench import numpy_mlp  # noqa: E402  (beside this script)
-
-LR = 0.01
+from tensor_bench import LR, numpy_mlp  # noqa: E402  (beside this script; numpy_mlp steps with its LR)
 
 
 class Library(NamedTuple):
