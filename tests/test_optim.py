@@ -299,7 +299,7 @@ def test_a_grad_of_another_shape_is_refused_and_the_parameter_kept(make):
     np.testing.assert_array_equal(w.data, np.ones((3, 2)))
     v.grad = np.ones(2)  # a Value's grad is one number
     w.grad = None
-    with pytest.raises(ValueError, match=r"parameter 0 has shape \(\) but its grad has shape \(2,\)"):
+    with pytest.raises(TypeError, match=r"parameter 0 is a Value, but its gradient is a ndarray \(array\(\[1\., 1\.\]\)\)"):
         opt.step()
 
 
@@ -783,6 +783,31 @@ def test_a_parameter_whose_data_was_set_by_hand_to_what_no_parameter_holds_is_na
     v.data = 2
     SGD([v], lr=0.1).step()
     assert v.data == pytest.approx(1.8)
+
+
+@pytest.mark.parametrize("make, after", [(SGD, 1.0 - 0.1 * 4.0), (Adam, 1.0 - 0.1)], ids=["SGD", "Adam"])
+def test_a_values_data_made_numpys_float_steps_and_becomes_a_number_again(make, after):
+    # np.clip of a Value's number gives NumPy's float: the step said "parameter 0 is a numpy array of
+    # shape (), but its gradient is a float: a Tensor's gradient is an array".
+    v = Value(2.0)
+    (v * v).backward()
+    v.data = np.clip(v.data, -1.0, 1.0)
+    make([v], lr=0.1).step()
+    assert type(v.data) is float and v.data == pytest.approx(after)
+
+
+@pytest.mark.parametrize("data, words", [
+    (np.array(2.0), r"a ndarray \(array\(2\.\)\)"),  # it read as a 0-d Tensor's
+    (np.array([1.0, 2.0]), r"a ndarray \(array\(\[1\., 2\.\]\)\)"),  # these two, as a shape (2,) or (1,)
+    ([1.0], r"a list \(\[1\.0\]\)"),
+], ids=["0-d array", "array", "list"])
+def test_a_values_data_set_by_hand_to_an_array_or_a_list_is_named_as_a_values(data, words):
+    v = Value(1.0)
+    v.grad, v.data = 1.0, data
+    with pytest.raises(TypeError, match=rf"parameter 0's data is {words}, set by hand \(p\.data = \.\.\.\): a "
+                                        r"Value's data is a number"):
+        SGD([v], lr=0.1).step()
+    assert v.data is data
 
 
 def test_a_tinyad_tensor_set_as_a_gradient_is_not_called_pytorch_s():

@@ -394,6 +394,18 @@ def _check_grad(k: int, p: Any) -> None:
     if not _is_real(g):  # a list or a string would fail later, in the library's words
         _not_real(k, g)
     refuse_torch_graph(g, f"p.grad = ... (parameter {k})", "the update")
+    if not _is_tensor(p):  # a Value's: numbers, NumPy's floats among them (np.clip gives one)
+        if not isinstance(data, numbers.Real) or isinstance(data, bool):  # set by hand
+            raise TypeError(f"parameter {k}'s data is a {type_name(data)} ({data!r:.60}), set by hand "
+                            "(p.data = ...): a Value's data is a number")
+        if not isinstance(g, (int, float)):
+            raise TypeError(
+                f"parameter {k} is a Value, but its gradient is a {type_name(g)} ({g!r:.60}): a Value's "
+                "gradient is a Python number, and the update would make its data one too"
+            )
+        as_real(g, f"parameter {k}'s gradient")  # an int beyond any float is named here, not in the update
+        as_real(data, f"parameter {k}'s data")
+        return
     xp = namespace(g) if is_array(g) else NUMPY
     if is_array(g) and is_array(data):
         own = namespace(data)
@@ -412,20 +424,9 @@ def _check_grad(k: int, p: Any) -> None:
                 "shape and dtype, in its library"
             )
         _check_dtype(k, g, data)
-    elif _is_tensor(p):  # its data set by hand to a number, or to what is no number
+    else:  # its data set by hand to a number, or to what is no number
         raise TypeError(f"parameter {k}'s data is a {type_name(data)} ({data!r:.60}), set by hand (p.data = ...): "
                         "a Tensor's data is an array of float32 or float64")
-    elif not isinstance(data, numbers.Real) or isinstance(data, bool):  # a Value's, set by hand
-        raise TypeError(f"parameter {k}'s data is a {type_name(data)} ({data!r:.60}), set by hand (p.data = ...): "
-                        "a Value's data is a number")
-    elif not isinstance(g, (int, float)):  # a Value's number
-        raise TypeError(
-            f"parameter {k} is a Value, but its gradient is a {type_name(g)} ({g!r:.60}): a Value's "
-            "gradient is a Python number, and the update would make its data one too"
-        )
-    else:  # an int beyond any float is named here, not in the update
-        as_real(g, f"parameter {k}'s gradient")
-        as_real(data, f"parameter {k}'s data")
 
 
 def _is_tensor(p: Any) -> bool:
