@@ -709,6 +709,19 @@ def test_an_update_of_ones_own_that_changes_a_tensors_kind_is_refused_and_put_ba
     assert p.data is kept
 
 
+def test_an_update_of_ones_own_that_changes_a_tensors_shape_is_refused_and_put_back():
+    class Reshaping(SGD):
+        def update(self, p, state):
+            p.data = (p.data - self.lr * p.grad).reshape(1, -1)
+
+    p = Tensor([1.0, 2.0], requires_grad=True)
+    (p * p).sum().backward()
+    kept = p.data
+    with pytest.raises(ValueError, match=r"the update changed parameter 0's shape from \(2,\) to \(1, 2\)"):
+        Reshaping([p], lr=0.1).step()
+    assert p.data is kept
+
+
 def test_an_update_of_ones_own_that_writes_an_array_into_a_value_is_refused_and_put_back():
     class Arraying(SGD):
         def update(self, p, state):

@@ -123,7 +123,7 @@ class Optimizer:
                 if not (type(after) is np.ndarray and type(before) is np.ndarray  # a NumPy Tensor's, or a
                         and after.shape == before.shape and after.dtype is before.dtype  # Value's: asked first
                         or type(after) is float and type(before) is float):
-                    p.data = after = _settled(k, p, before, after, state)
+                    p.data = after = _settled(k, p, before, after)
                 # Asked of the result rather than of the gradient: a gradient with nan or inf gives
                 # a result with them too, and so does a step beyond the float type. (Adam's running
                 # mean of squares, which can overflow without moving the parameter, is not asked:
@@ -242,7 +242,7 @@ def _state_of_another_shape(k: int, data: Any, state: dict[str, Any]) -> ValueEr
     )
 
 
-def _settled(k: int, p: Any, before: Any, after: Any, state: dict[str, Any]) -> Any:
+def _settled(k: int, p: Any, before: Any, after: Any) -> Any:
     """Parameter ``k``'s data ``after`` its update, where it is not what it was ``before`` in kind
     (a float, a NumPy array of one shape and dtype): as the parameter keeps it, or an error.
 
