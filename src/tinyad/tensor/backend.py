@@ -11,8 +11,10 @@ Where the standard has no function, each need has one small helper here, NumPy's
 first: an unbuffered scatter-add (``scatter_add``), NumPy's floating-point error state
 (``errstate``), a copy in NumPy for reading (``to_numpy``), a quick test that an array is
 finite (``all_finite``), the check and message for arrays that cannot meet in one op
-(``same_place``, ``cannot_combine``), and the message for a node where an array belongs, most often
-a ``.data`` set by hand to a Tensor (``node_for_an_array``).
+(``same_place``, ``cannot_combine``), the message for a node where an array belongs, most often
+a ``.data`` set by hand to a Tensor (``node_for_an_array``), and what no Tensor holds as its ``.data``
+(``held_by_no_tensor``, ``check_data_set_by_hand``: anything but an array of float32 or float64,
+``is_float_dtype``).
 
 Outside this module the engine asks three things only of an array's library. Whether it is
 NumPy's (``xp is NUMPY``, where ``NUMPY`` is the namespace below, not the ``numpy`` module; or
@@ -67,10 +69,9 @@ def node_for_an_array(node: Any) -> TypeError:
     by hand to a Tensor (``p.data = p - lr * p.grad``), said so where the node is another node's
     ``.data``; else the node was given in place of its array.
     """
-    name = type_name(node)
     if held_as_data(node):
-        return set_by_hand(TENSOR_AS_DATA if name == "Tensor" else f"a {name} ({node!r:.40})")
-    return TypeError(f"got a {name} where an array belongs: an op computes with arrays (a Tensor's .data)")
+        return set_by_hand(held_by_no_tensor(node))
+    return TypeError(f"got a {type_name(node)} where an array belongs: an op computes with arrays (a Tensor's .data)")
 
 
 def held_as_data(node: Any, nearest: int = 8) -> bool:
@@ -98,6 +99,50 @@ def set_by_hand(what: str) -> TypeError:
         f"a tensor's data was set by hand (t.data = ...) to {what}: a Tensor holds an array of "
         "float32 or float64, so set t.data to one (np.asarray(numbers, dtype=float), in its shape)"
     )
+
+
+# What NumPy's arithmetic on a 0-d array of a Tensor's gives: a NumPy scalar of its dtype.
+FLOAT_SCALARS = (np.float64, np.float32)
+
+
+def is_float_dtype(dtype: Any) -> bool:
+    """Whether ``dtype`` (any library's, or its name) is one a Tensor holds: float32 or float64."""
+    return dtype_name(dtype) in ("float32", "float64")
+
+
+def held_by_no_tensor(data: Any) -> str:
+    """``data`` in words ("an array of int64") if no Tensor holds such data, else "".
+
+    A Tensor holds an array of float32 or float64: not a Tensor, a Python number or a list, nor an
+    array or a NumPy scalar of another dtype (ints or bools would take their gradient as ints: 0).
+    NumPy's float32 and float64 scalars pass: NumPy's arithmetic on a 0-d array gives one
+    (``p.data = p.data - lr * p.grad``).
+    """
+    if isinstance(data, FLOAT_SCALARS):
+        return ""
+    if type_name(data) == "Tensor":
+        return TENSOR_AS_DATA
+    if not is_array(data) or isinstance(data, np.generic):
+        return f"a {type_name(data)} ({data!r:.40})"
+    if not is_float_dtype(data.dtype):
+        return f"an array of {dtype_name(data.dtype)}"
+    return ""
+
+
+def check_data_set_by_hand(*operands: Any) -> None:
+    """A TypeError for the first of ``operands`` that is a Tensor whose ``.data`` was set by hand
+    (``t.data = ...``) to what no Tensor holds (``held_by_no_tensor``); operands that are not
+    nodes (an op's number) are passed over.
+
+    Asked only where such data shows, never on the way of every op: where an op's result or
+    gradient is not what its parents' arrays give, and on the way to an error whose words (the
+    library's, or a dtype refused) would hide the slip.
+    """
+    for t in operands:
+        if is_node(t):
+            what = held_by_no_tensor(t.data)
+            if what:
+                raise set_by_hand(what) from None  # the library's error, if any, said nothing of it
 
 
 def in_torch_graph(x: Any) -> bool:
@@ -205,9 +250,7 @@ def one_dtype_for_products(op: str, *tensors: Any) -> None:
         return
     dtypes = [dtype_name(t.dtype) for t in tensors]
     if len(set(dtypes)) > 1:
-        unheld = [name for name in dtypes if name not in ("float32", "float64")]
-        if unheld:  # no Tensor holds ints: a .data set by hand, not a mix of float types
-            raise set_by_hand(f"an array of {unheld[0]}")
+        check_data_set_by_hand(*tensors)  # no Tensor holds ints: a .data set by hand, not a mix of floats
         raise TypeError(
             f"{op} got torch tensors of dtypes {', '.join(dtypes)}: PyTorch's matrix product takes "
             "one dtype (NumPy's promotes to the wider); make them one, with Tensor(data, dtype=...)"
@@ -225,7 +268,7 @@ def float_dtype(dtype: Any, xp: ModuleType) -> Any:
         name = np.dtype(dtype).name
     except TypeError:  # a dtype of another library, such as torch.float32
         name = dtype_name(dtype)
-    if name not in ("float32", "float64"):
+    if not is_float_dtype(name):
         raise TypeError(f"Tensor dtype must be float32 or float64, got {name}")
     return getattr(xp, name)
 

@@ -18,7 +18,7 @@ import numpy as np
 from tinyad import graph
 from tinyad.validation import as_real, type_name
 from tinyad.tensor.backend import (
-    NUMPY, all_finite, dtype_name, float_dtype, is_array, namespace, refuse_torch_graph, to_numpy,
+    NUMPY, all_finite, dtype_name, float_dtype, is_array, is_float_dtype, namespace, refuse_torch_graph, to_numpy,
 )
 
 FLOAT_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
@@ -98,7 +98,7 @@ def library_array(array: Any, dtype: Any = None) -> Any:
         if dtype is not None:
             target = float_dtype(dtype, xp)
         else:
-            target = array.dtype if dtype_name(array.dtype) in ("float32", "float64") else xp.float64
+            target = array.dtype if is_float_dtype(array.dtype) else xp.float64
         if not all_finite(array, xp):
             _refuse_non_finite(to_numpy(xp.isfinite(array)), "nan or inf")
     else:

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from tinyad.tensor.backend import dtype_name, namespace, set_by_hand
+from tinyad.tensor.backend import check_data_set_by_hand, dtype_name, namespace
 
 if TYPE_CHECKING:  # for the type hints only: tensor.py imports this module
     from tinyad.tensor.tensor import Tensor
@@ -42,8 +42,7 @@ def exp_limit(x: Tensor) -> float:
     key = (x.xp, x.dtype)  # libraries' dtypes are not compared with each other
     limit = EXP_LIMITS.get(key)
     if limit is None:
-        if dtype_name(x.dtype) not in ("float32", "float64"):  # asked once per dtype: finfo refuses ints
-            raise set_by_hand(f"an array of {dtype_name(x.dtype)}")  # only a .data set by hand holds them
+        check_data_set_by_hand(x)  # asked once per dtype: finfo refuses ints, which only a .data set by hand holds
         exact = math.log(float(x.xp.finfo(x.dtype).max))
         nearest = np.dtype(dtype_name(x.dtype)).type(exact)  # float32 or float64, as NumPy's
         if float(nearest) > exact:  # compared as Python floats: exactly

@@ -52,12 +52,12 @@ from typing import Any, Sequence, Union
 import numpy as np
 
 from tinyad.tensor.backend import (
-    cannot_combine, dtype_name, is_array, library, namespace, one_dtype_for_products, same_device, same_place,
-    set_by_hand, to_numpy,
+    cannot_combine, check_data_set_by_hand, dtype_name, held_by_no_tensor, is_array, library, namespace,
+    one_dtype_for_products, same_device, same_place, set_by_hand, to_numpy,
 )
 from tinyad.tensor.elementwise import stable_sigmoid
 from tinyad.tensor.reductions import axes
-from tinyad.tensor.tensor import Tensor, check_data_set_by_hand, constant, held_by_no_tensor
+from tinyad.tensor.tensor import Tensor, constant
 from tinyad.validation import check_flag, type_name
 
 Labels = Union[Sequence[int], np.ndarray, Tensor]

@@ -99,14 +99,13 @@ from tinyad.validation import (
 from tinyad.tensor import binary, elementwise, grad_mode, reductions, shapes
 from tinyad.tensor.conversion import as_float_array, kind_of_list, too_large
 from tinyad.tensor.backend import (
-    NUMPY, TENSOR_AS_DATA, all_finite, cannot_combine, describe, device, dtype_name, held_as_data, in_torch_graph,
-    is_array, library, namespace, node_for_an_array, refuse_torch_graph, same_device, set_by_hand, to_numpy,
+    FLOAT_SCALARS, NUMPY, TENSOR_AS_DATA, all_finite, cannot_combine, check_data_set_by_hand, describe, device,
+    dtype_name, held_as_data, in_torch_graph, is_array, library, namespace, node_for_an_array, refuse_torch_graph,
+    same_device, set_by_hand, to_numpy,
 )
 
 ArrayLike = Union["Tensor", np.ndarray, float, int, Sequence]
 Rule = Callable[["Tensor"], None]
-# What NumPy's arithmetic on a 0-d array of a Tensor's gives: a NumPy scalar of its dtype.
-FLOAT_SCALARS = (np.float64, np.float32)
 
 
 class Tensor:
@@ -751,41 +750,6 @@ def _numpy_refused(what: str, instead: str, by: str = "NumPy", tensor: Tensor | 
         return set_by_hand(TENSOR_AS_DATA)
     return numpy_refused("Tensor", what, instead, "t.data for the array, t.item() for one number, both constants",
                          by)
-
-
-def check_data_set_by_hand(*operands: Any) -> None:
-    """A TypeError for the first of ``operands`` that is a Tensor whose ``.data`` was set by hand
-    (``t.data = ...``) to what no Tensor holds (``held_by_no_tensor``); operands that are not
-    Tensors (an op's number) are passed over.
-
-    Asked only where such data shows, never on the way of every op: where an op's result or
-    gradient is not what its parents' arrays give, and on the way to an error whose words (the
-    library's, or a dtype refused) would hide the slip.
-    """
-    for t in operands:
-        if isinstance(t, Tensor):
-            what = held_by_no_tensor(t.data)
-            if what:
-                raise set_by_hand(what) from None  # the library's error, if any, said nothing of it
-
-
-def held_by_no_tensor(data: Any) -> str:
-    """``data`` in words ("an array of int64") if no Tensor holds such data, else "".
-
-    A Tensor holds an array of float32 or float64: not a Tensor, a Python number or a list, nor an
-    array or a NumPy scalar of another dtype (ints or bools would take their gradient as ints: 0).
-    NumPy's float32 and float64 scalars pass: NumPy's arithmetic on a 0-d array gives one
-    (``p.data = p.data - lr * p.grad``).
-    """
-    if isinstance(data, Tensor):
-        return TENSOR_AS_DATA
-    if isinstance(data, FLOAT_SCALARS):
-        return ""
-    if not is_array(data) or isinstance(data, np.generic):
-        return f"a {type_name(data)} ({data!r:.40})"
-    if dtype_name(data.dtype) not in ("float32", "float64"):
-        return f"an array of {dtype_name(data.dtype)}"
-    return ""
 
 
 def _check_gradient_array(grad: Any, node: Tensor) -> None:
