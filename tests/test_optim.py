@@ -623,6 +623,23 @@ def test_a_parameter_grown_after_a_step_is_not_stepped_by_its_old_state_broadcas
     assert np.array_equal(w.data, np.zeros(resized))  # put back as it was
 
 
+@pytest.mark.parametrize("make", [lambda ps: Adam(ps, lr=0.1), lambda ps: SGD(ps, lr=0.1, momentum=0.9)],
+                         ids=["Adam", "SGD with momentum"])
+def test_a_values_state_is_not_asked_for_a_shape(make, monkeypatch):
+    # A Value's number has no shape to outgrow; asking its state (is_array of each number) made
+    # a step over 50 Values three times as long (SGD with momentum 54 to 166 us, Adam 81 to 225 us).
+    def asked(data, state):
+        raise AssertionError("a Value's state asked for its shape")
+
+    monkeypatch.setattr("tinyad.optim._stale_state", asked)
+    v = Value(1.0)
+    optimiser = make([v])
+    for _ in range(2):  # the second finds a state
+        v.grad = 1.0
+        optimiser.step()
+    assert v.data < 1.0
+
+
 def test_the_parameter_lists_an_optimiser_is_wrongly_given_are_named_with_what_to_pass():
     from tinyad.tensor.nn import MLP as TensorMLP
 

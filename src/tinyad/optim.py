@@ -114,8 +114,9 @@ class Optimizer:
             for k, p, state in ready:
                 before = p.data
                 # A state kept from earlier steps, for the parameter's shape then, would broadcast into
-                # the update of a parameter resized since (momentum of shape (1,) into a (3,)).
-                if state and _stale_state(before, state):
+                # the update of a parameter resized since (momentum of shape (1,) into a (3,)). A Value's
+                # number has no shape to outgrow: not asked (the check tripled a Value's step).
+                if state and type(before) is not float and _stale_state(before, state):
                     raise _state_of_another_shape(k, before, state)
                 done.append((k, p, state, before, dict(state) if state else None))
                 self.update(p, state)
@@ -228,7 +229,8 @@ def _stale_state(data: Any, state: dict[str, Any]) -> list[str]:
     NumPy float of Adam's 0-d state is one of shape (); a number, such as Adam's step count, none)."""
     shape = data.shape if type(data) is np.ndarray else _shape(data)
     return [name for name, value in state.items()
-            if (value.shape != shape if type(value) is np.ndarray else is_array(value) and _shape(value) != shape)]
+            if (value.shape != shape if type(value) is np.ndarray
+                else type(value) is not int and is_array(value) and _shape(value) != shape)]
 
 
 def _state_of_another_shape(k: int, data: Any, state: dict[str, Any]) -> ValueError:
