@@ -1260,7 +1260,7 @@ def test_who_holds_the_tensors_near_a_refused_one_is_asked_in_one_look_through_e
 def test_comparing_tensors_asks_no_one_who_holds_them(monkeypatch):
     # pprint sorts a set's entries, and a dict's keys, each pair in its own try: a look through every
     # object for each comparison took 25 s for a set of 60 Tensors in a session of a million objects.
-    def asked(node, nearest=8):
+    def asked(node):
         raise AssertionError("held_as_data asked by a comparison")
 
     monkeypatch.setattr(backend, "held_as_data", asked)
