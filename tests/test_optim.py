@@ -842,6 +842,21 @@ def test_a_values_data_set_by_hand_to_an_array_or_a_list_is_named_as_a_values(da
     assert v.data is data
 
 
+@pytest.mark.parametrize("set_to, words", [
+    (lambda p: 0.5, r"a float \(0\.5\)"),  # read as "parameter 0 has shape () but its grad has shape (2,)"
+    (lambda p: np.array([1, 2]), r"an array of int64"),  # "... its gradient is float64: convert it first"
+    (lambda p: np.array([1.0, 2.0], dtype=np.float16), r"an array of float16"),
+    (lambda p: p - 0.1 * p.grad, r"a Tensor \(p\.data = p - lr \* p\.grad makes one: write p\.data -= lr \* p\.grad\)"),
+], ids=["number", "ints", "float16", "Tensor"])
+def test_a_tensors_data_set_by_hand_is_named_before_its_gradients_shape_or_dtype(set_to, words):
+    p = Tensor([1.0, 2.0], requires_grad=True)
+    (p * p).sum().backward()
+    p.data = set_to(p)
+    with pytest.raises(TypeError, match=rf"parameter 0's data is {words}, set by hand \(p\.data = \.\.\.\): a "
+                                        r"Tensor's data is an array of float32 or float64"):
+        SGD([p], lr=0.1).step()
+
+
 def test_a_tinyad_tensor_set_as_a_gradient_is_not_called_pytorch_s():
     # in_torch_graph answered True for any object with requires_grad True, a Tensor of tinyad's too.
     from tinyad.tensor.backend import in_torch_graph

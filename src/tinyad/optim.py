@@ -37,7 +37,8 @@ import numpy as np
 from tinyad.validation import as_real, check_setting, type_name
 from tinyad.graph import is_node
 from tinyad.tensor.backend import (
-    NUMPY, all_finite, describe, dtype_name, is_array, namespace, refuse_torch_graph, same_device, to_numpy,
+    NUMPY, all_finite, describe, dtype_name, held_by_no_tensor, is_array, namespace, refuse_torch_graph, same_device,
+    to_numpy,
 )
 
 
@@ -389,6 +390,7 @@ def _check_grad(k: int, p: Any) -> None:
         if g.dtype != data.dtype:
             if g.dtype.kind not in "iuf":
                 _not_real(k, g)
+            _check_data_of_a_tensor(k, data)  # ints set by hand, not a gradient to convert
             _check_dtype(k, g, data)
         if g.shape != data.shape:
             _check_shape(k, g.shape, data.shape)
@@ -408,6 +410,7 @@ def _check_grad(k: int, p: Any) -> None:
         as_real(g, f"parameter {k}'s gradient")  # an int beyond any float is named here, not in the update
         as_real(data, f"parameter {k}'s data")
         return
+    _check_data_of_a_tensor(k, data)  # before its shape: a number set by hand has shape ()
     xp = namespace(g) if is_array(g) else NUMPY
     if is_array(g) and is_array(data):
         own = namespace(data)
@@ -418,17 +421,22 @@ def _check_grad(k: int, p: Any) -> None:
                 f"{describe(g, xp, where)}: a gradient must be in its parameter's library and on its device"
             )
     _check_shape(k, _shape(g), _shape(data))
-    if is_array(data):
-        if not is_array(g):  # a number for a 0-d tensor: the update would make its data one too
-            raise TypeError(
-                f"parameter {k} is {describe(data, namespace(data))} of shape {_shape(data)}, but its "
-                f"gradient is a {type_name(g)} ({g!r:.60}): a Tensor's gradient is an array of its "
-                "shape and dtype, in its library"
-            )
-        _check_dtype(k, g, data)
-    else:  # its data set by hand to a number, or to what is no number
-        raise TypeError(f"parameter {k}'s data is a {type_name(data)} ({data!r:.60}), set by hand (p.data = ...): "
-                        "a Tensor's data is an array of float32 or float64")
+    if not is_array(g):  # a number for a 0-d tensor: the update would make its data one too
+        raise TypeError(
+            f"parameter {k} is {describe(data, namespace(data))} of shape {_shape(data)}, but its "
+            f"gradient is a {type_name(g)} ({g!r:.60}): a Tensor's gradient is an array of its "
+            "shape and dtype, in its library"
+        )
+    _check_dtype(k, g, data)
+
+
+def _check_data_of_a_tensor(k: int, data: Any) -> None:
+    """A TypeError if a Tensor's ``data`` was set by hand to what no Tensor holds (a number, a list, a
+    Tensor, an array of ints: ``held_by_no_tensor``), in those words rather than its gradient's."""
+    what = held_by_no_tensor(data)
+    if what:
+        raise TypeError(f"parameter {k}'s data is {what}, set by hand (p.data = ...): a Tensor's data is an "
+                        "array of float32 or float64")
 
 
 def _is_tensor(p: Any) -> bool:
