@@ -78,14 +78,14 @@ def _constant_like(x: Any, weight: Tensor) -> Tensor:
     if isinstance(x, Tensor) and (x.requires_grad or not isinstance(weight, Tensor)
                                   or x.xp is not weight.xp or x.dtype == weight.dtype):
         return x  # (two libraries: the layer names both)
+    if not isinstance(weight, Tensor):
+        raise TypeError(
+            f"a layer's weight must be a Tensor, got a {type_name(weight)}: pass the Tensor "
+            "itself (a parameter, not its .data), so that its gradient is filled"
+        )
     try:
         if isinstance(x, Tensor):
             return Tensor(x.data, dtype=weight.dtype)  # a value beyond float32 is named as such
-        if not isinstance(weight, Tensor):
-            raise TypeError(
-                f"a layer's weight must be a Tensor, got a {type_name(weight)}: pass the Tensor "
-                "itself (a parameter, not its .data), so that its gradient is filled"
-            )
         return constant(x, weight, weight.dtype)
     except TypeError:  # a constant takes the weight's dtype, which is no float's: .data set by hand
         check_data_set_by_hand(weight)
