@@ -830,8 +830,8 @@ def test_a_values_data_made_numpys_float_steps_and_becomes_a_number_again(make, 
 
 @pytest.mark.parametrize("data, words", [
     (np.array(2.0), r"a ndarray \(array\(2\.\)\)"),  # it read as a 0-d Tensor's
-    (np.array([1.0, 2.0]), r"a ndarray \(array\(\[1\., 2\.\]\)\)"),  # these two, as a shape (2,) or (1,)
-    ([1.0], r"a list \(\[1\.0\]\)"),
+    (np.array([1.0, 2.0]), r"a ndarray \(array\(\[1\., 2\.\]\)\)"),  # "parameter 0 has shape (2,)"
+    ([1.0], r"a list \(\[1\.0\]\)"),  # "parameter 0 has shape (1,)"
 ], ids=["0-d array", "array", "list"])
 def test_a_values_data_set_by_hand_to_an_array_or_a_list_is_named_as_a_values(data, words):
     v = Value(1.0)
