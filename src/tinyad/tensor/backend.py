@@ -134,20 +134,18 @@ def held_by_no_tensor(data: Any) -> str:
     return ""
 
 
-def check_data_set_by_hand(*operands: Any) -> None:
-    """A TypeError for the first of ``operands`` that is a Tensor whose ``.data`` was set by hand
-    (``t.data = ...``) to what no Tensor holds (``held_by_no_tensor``); operands that are not
-    nodes (an op's number) are passed over.
+def check_data_set_by_hand(*tensors: Any) -> None:
+    """A TypeError for the first of ``tensors`` whose ``.data`` was set by hand (``t.data = ...``) to
+    what no Tensor holds (``held_by_no_tensor``).
 
     Asked only where such data shows, never on the way of every op: where an op's result or
     gradient is not what its parents' arrays give, and on the way to an error whose words (the
     library's, or a dtype refused) would hide the slip.
     """
-    for t in operands:
-        if is_node(t):
-            what = held_by_no_tensor(t.data)
-            if what:
-                raise set_by_hand(what) from None  # the library's error, if any, said nothing of it
+    for t in tensors:
+        what = held_by_no_tensor(t.data)
+        if what:
+            raise set_by_hand(what) from None  # the library's error, if any, said nothing of it
 
 
 def in_torch_graph(x: Any) -> bool:
