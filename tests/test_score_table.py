@@ -731,11 +731,19 @@ def test_only_the_notebooks_asked_for_are_named_unreadable_and_a_null_source_is_
     null_source = json.loads(nbtools.dumps(small_exercise()))
     null_source["cells"][1]["source"] = None
     (tmp_path / "84_null_source.ipynb").write_text(json.dumps(null_source))
+    null_tags = json.loads(nbtools.dumps(small_exercise()))  # as JupyterLab's metadata editor lets one write
+    null_tags["cells"][3]["metadata"]["tags"] = None
+    (tmp_path / "83_null_tags.ipynb").write_text(json.dumps(null_tags))
     alone = table_of(grade(tmp_path, "-p", "tinyad.course.score_table", "91_as_given.ipynb"))
     assert not any("cannot be read" in line for line in alone) and "could not be read" not in alone[-1], alone
-    out = grade(tmp_path, "-p", "tinyad.course.score_table", "91_as_given.ipynb", "84_null_source.ipynb")
+    out = grade(tmp_path, "-p", "tinyad.course.score_table", "91_as_given.ipynb", "84_null_source.ipynb",
+                "83_null_tags.ipynb")
     lines = table_of(out)
-    assert any(line.startswith("84_null_source.ipynb  (cannot be read, so not graded: ") for line in lines), out
+    # Each says where the notebook is wrong, for the learner to find it (it said only what).
+    assert "84_null_source.ipynb  (cannot be read, so not graded: NotebookValidationError: None is not valid " \
+           "under any of the given schemas, at cells/1/source)" in lines, out
+    assert "83_null_tags.ipynb  (cannot be read, so not graded: NotebookValidationError: None is not of type " \
+           "'array', at cells/3/metadata/tags)" in lines, out
     assert "Interrupted" not in out and "91_as_given.ipynb  (1 of 4 passed" in out, out
     nothing_read = grade(tmp_path, "-p", "tinyad.course.score_table", "85_cut_short.ipynb")  # a table of no rows
     assert "INTERNALERROR" not in nothing_read and "1 notebook could not be read" in table_of(nothing_read)[-1]

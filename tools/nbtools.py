@@ -35,9 +35,9 @@
 - ``read(path)``: how every script here reads a notebook (the course's, a learner's, a student's
   submission): as nbformat 4, validated, and a file that is none (empty, cut short, a merge's markers,
   an nbformat 5, a cell whose source is null) raises ``NotebookReadError``, naming the file and what
-  is wrong. The engine package reads a learner's notebooks on its own, in the score table
-  (``src/tinyad/course/score_table.py``, ``pytest_collect_file``): an installed package cannot
-  import ``tools/``.
+  is wrong (``what_is_wrong``, the score table's words for it). The engine package reads a learner's
+  notebooks on its own, in the score table (``src/tinyad/course/score_table.py``,
+  ``pytest_collect_file``): an installed package cannot import ``tools/``.
 """
 
 from __future__ import annotations
@@ -51,7 +51,7 @@ from nbformat import NotebookNode
 
 from tinyad.course.score_table import (  # what the table reads
     COURSE_KEY, EDITED_EXERCISE, EVERY_CELL, EXERCISE, STUB_COMMENT, Exercise, blank_line, exercise_headings,
-    fingerprint, is_check_cell,
+    fingerprint, is_check_cell, what_is_wrong,
 )
 
 BEGIN_SOLUTION = re.compile(r"^\s*#+\s*BEGIN SOLUTION\s*$")
@@ -271,14 +271,6 @@ def read(path: Path) -> NotebookNode:
         raise NotebookReadError(path, what_is_wrong(invalid["ValidationError"])) from invalid["ValidationError"]
     return nb
 
-
-def what_is_wrong(error: Exception) -> str:
-    """An error in reading a notebook, in one line: its type, its message's first line, and for a
-    validation error where in the notebook (``cells/3/source``)."""
-    lines = str(error).strip().splitlines()
-    why = f"{type(error).__name__}: {lines[0][:100]}" if lines else type(error).__name__
-    where = "/".join(map(str, getattr(error, "absolute_path", ())))
-    return f"{why}, at {where}" if where else why
 
 
 def dumps(nb: NotebookNode) -> str:

@@ -16,8 +16,9 @@ the code cells handed out (a set-up cell, say) that the learner changed, told as
 check changed: they run in the kernel the checks run in, so whoever grades a notebook reads them (an
 exercise notebook records each code cell it hands out beside the answers and checks, with its
 ``fingerprint``, in ``metadata["tinyad"]["given"]``). A notebook that cannot be read (a file
-cut short, not JSON) is left out of the run, and its line says so: pytest would otherwise stop
-at it before any notebook ran (it fails, on its own).
+cut short, not JSON, a cell's tags left null) is left out of the run, and its line says so, and
+where it is wrong (``what_is_wrong``): pytest would otherwise stop at it before any notebook ran
+(it fails, on its own).
 
 An exercise is a level-2 markdown heading ``## Exercise N: title`` and every cell after it
 up to the next level-2 heading; its check cells are the code cells that call a ``grading.``
@@ -438,10 +439,8 @@ class ScoreTable:
             # Validated too: nbformat reads a cell whose source is null, where nbval's collector fails.
             nbformat.validate(nbformat.read(file_path, as_version=4))
         except Exception as error:  # noqa: BLE001 (not JSON, not a notebook, not readable: all alike)
-            said = str(error).strip().splitlines()
-            why = (f"{type(error).__name__}: {said[0]}" if said else type(error).__name__)[:160]
             unreadable = UnreadableNotebook.from_parent(parent, path=file_path)
-            unreadable.why = why
+            unreadable.why = what_is_wrong(error)
             return [unreadable]
         return collectors
 
@@ -542,6 +541,16 @@ class NotebookNotRead(pytest.Item):
 
     def reportinfo(self) -> tuple[Path, None, str]:
         return self.path, None, f"{self.path.name}: cannot be read"
+
+
+def what_is_wrong(error: Exception) -> str:
+    """An error in reading a notebook, in one line: its type, its message's first line, and for a
+    validation error where in the notebook (``cells/3/metadata/tags``), which a learner can look up
+    in JupyterLab's metadata editor."""
+    lines = str(error).strip().splitlines()
+    why = f"{type(error).__name__}: {lines[0][:100]}" if lines else type(error).__name__
+    where = "/".join(map(str, getattr(error, "absolute_path", ())))
+    return f"{why}, at {where}" if where else why
 
 
 def shown_path(path: Path, start: Path) -> str:
