@@ -749,8 +749,10 @@ def test_only_the_notebooks_asked_for_are_named_unreadable_and_a_null_source_is_
     assert "INTERNALERROR" not in nothing_read and "1 notebook could not be read" in table_of(nothing_read)[-1]
 
 
-def test_a_check_cell_whose_tags_an_editor_left_null_is_still_read():
-    # It was an INTERNALERROR: "argument of type 'NoneType' is not iterable".
+def test_is_check_cell_reads_a_cell_whose_tags_are_null_or_text():
+    # It raised "argument of type 'NoneType' is not iterable". A learner's notebook holding such a cell
+    # is not graded (it fails validation: its line says where); the build asks it of cells read unvalidated,
+    # from the text forms.
     cell, other = v4.new_code_cell("grading.check(True, 'x', 'x', 1, 1, 'x')"), v4.new_code_cell("x = 1")
     cell.metadata["tags"], other.metadata["tags"] = None, "check"
     assert score_table.is_check_cell(cell) and not score_table.is_check_cell(other)
