@@ -30,7 +30,9 @@ fingerprint in their metadata, whatever they were rewritten to: ``is_check_cell`
 - ``not started``: the first cell that failed raised the blank's ``NotImplementedError``, or
   every cell ran with every blank still there (where the learner added a cell of code to the
   exercise, the row says to write the answer in the blank's place: the heading cell records the
-  ids of the code cells handed out, ``metadata["tinyad"]["cells"]``);
+  ids of the code cells handed out, ``metadata["tinyad"]["cells"]``, and each code cell handed out
+  carries a mark of its own, which tells the cells added under a heading the learner wrote again:
+  ``added_by_learner``);
 - ``in progress``: the same, but some of the exercise's blanks are filled in (an answer
   cell records how many blanks it was given, in ``metadata["tinyad"]["blanks"]``); or every
   check passed with a blank still there, on an answer written in a cell of its own (the row
