@@ -105,7 +105,7 @@ def with_answer(cells: list, answer, where: str) -> list[str]:
 def run(name: str, n: int, answer) -> BaseException | None:
     """Run exercise ``n`` of solutions/``name`` with ``answer``; the exception its cells raised."""
     nb = nbtools.read(ROOT / "solutions" / name)
-    exercises = exercises_of(nb.cells)
+    exercises = exercises_of(nb)
     target = next((e for e in exercises if number(e.heading) == n), None)
     assert target is not None, f"solutions/{name} has no '## Exercise {n}: ...' heading"
     in_exercise = {id(c) for e in exercises for c in e.cells}
@@ -162,7 +162,7 @@ def test_a_wrong_answer_is_caught_and_a_right_one_passes(name, n, answer, right)
 
 @pytest.mark.parametrize("name", SOLUTIONS)
 def test_every_exercise_has_wrong_answers_and_a_right_one(name):
-    headings = [number(e.heading) for e in exercises_of(nbtools.read(ROOT / "solutions" / name).cells)]
+    headings = [number(e.heading) for e in exercises_of(nbtools.read(ROOT / "solutions" / name))]
     assert headings, f"solutions/{name} has no '## Exercise N: title' heading"
     mutants = table(name)
     for n in headings:

@@ -108,7 +108,7 @@ def test_an_exercise_is_worth_one_point_shared_by_its_checks():
     solution = nbtools.read(ROOT / "solutions" / SOLUTIONS[0])
     nb = nbgrader_course.assignment(solution, SOLUTIONS[0])
     points = [c.metadata["nbgrader"]["points"] for c in nb.cells if c.metadata["nbgrader"]["grade"]]
-    assert sum(points) == len(exercises_of(solution.cells))
+    assert sum(points) == len(exercises_of(solution))
 
 
 @pytest.mark.parametrize(
@@ -263,7 +263,7 @@ def submission(course: Path, wrong: tuple[int, str] | None = None) -> nbformat.N
     answers = {k: c.source for k, c in enumerate(solution.cells) if nbtools.has_solution(c)}
     if wrong:
         n, label = wrong
-        exercise = next(e for e in exercises_of(solution.cells) if e.heading.startswith(f"Exercise {n}:"))
+        exercise = next(e for e in exercises_of(solution) if e.heading.startswith(f"Exercise {n}:"))
         sources = with_answer(exercise.cells, table(f"{GRADED}.ipynb")[n]["wrong"][label], label)
         for cell, source in zip(exercise.cells, sources):
             index = next(k for k, c in enumerate(solution.cells) if c is cell)
@@ -317,7 +317,7 @@ def test_validate_passes_the_solution_and_fails_the_blank_on_every_check(course,
 
 def points_of(name: str) -> int:
     """What an assignment is worth: a point per exercise (no solution sets its points)."""
-    return len(exercises_of(nbtools.read(ROOT / "solutions" / f"{name}.ipynb").cells))
+    return len(exercises_of(nbtools.read(ROOT / "solutions" / f"{name}.ipynb")))
 
 
 def test_autograde_gives_the_solution_every_point_the_blank_none_a_wrong_answer_all_but_one(graded):

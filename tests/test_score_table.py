@@ -43,7 +43,7 @@ def test_exercises_are_the_sections_under_exercise_headings():
         v4.new_markdown_cell("## Notes"),
         v4.new_code_cell("not an exercise"),
     ]
-    found = score_table.exercises_of(cells)
+    found = score_table.exercises_of(v4.new_notebook(cells=cells))
     assert [e.heading for e in found] == ["Exercise 1: first one", "Exercise 2: second"]
     assert [len(e.cells) for e in found] == [2, 1]
 
@@ -57,7 +57,7 @@ def test_an_exercise_heading_a_learner_edited_keeps_its_row(heading):
     cells = [v4.new_markdown_cell("## Exercise 1: first"), v4.new_code_cell("a"),
              v4.new_markdown_cell(heading), v4.new_code_cell("b"), v4.new_markdown_cell("## Notes"),
              v4.new_code_cell("not an exercise")]
-    found = score_table.exercises_of(cells)
+    found = score_table.exercises_of(v4.new_notebook(cells=cells))
     assert [e.heading for e in found] == ["Exercise 1: first", "Exercise 2: second"]
     assert [[c.source for c in e.cells] for e in found] == [["a"], ["b"]]
 
@@ -69,7 +69,7 @@ def test_an_exercise_notebook_keeps_a_row_whatever_its_heading_became(heading):
     # beyond reading dropped its row (its cells joined the exercise before it), or started a wrong one.
     exercise = small_exercise()
     exercise.cells[4].source = heading  # exercise 2's heading cell
-    found = score_table.exercises_of(exercise.cells)
+    found = score_table.exercises_of(exercise)
     assert [e.heading for e in found] == ["Exercise 1: right", "Exercise 2: wrong", "Exercise 3: blank",
                                           "Exercise 4: two failures"]
     assert [len(e.cells) for e in found] == [2, 2, 2, 4]
@@ -80,7 +80,7 @@ def test_a_heading_cell_split_or_copied_starts_no_second_row():
     first, second = copy.deepcopy(exercise.cells[4]), copy.deepcopy(exercise.cells[4])
     first.source, second.source = "## Exercise 2: wrong", "Its instructions, split off."
     exercise.cells[4:5] = [first, second, copy.deepcopy(first)]  # split, then the heading copied below
-    found = score_table.exercises_of(exercise.cells)
+    found = score_table.exercises_of(exercise)
     assert [e.heading for e in found][:3] == ["Exercise 1: right", "Exercise 2: wrong", "Exercise 3: blank"]
     assert len(found) == 4 and len(found[1].cells) == 2
 
@@ -88,7 +88,8 @@ def test_a_heading_cell_split_or_copied_starts_no_second_row():
 def test_a_heading_of_dashes_is_read_at_once():
     # The reading of edited headings backtracked exponentially: 24 dashes took 2 s, 40 for ever.
     started = time.perf_counter()
-    found = score_table.exercises_of([v4.new_markdown_cell("## " + "-" * 2000 + "x"), v4.new_code_cell("a")])
+    found = score_table.exercises_of(v4.new_notebook(cells=[v4.new_markdown_cell("## " + "-" * 2000 + "x"),
+                                                                     v4.new_code_cell("a")]))
     assert found == [] and time.perf_counter() - started < 1.0
 
 
@@ -96,7 +97,7 @@ def test_a_heading_of_dashes_is_read_at_once():
 def test_a_heading_that_only_mentions_an_exercise_starts_none(heading):
     cells = [v4.new_markdown_cell("## Exercise 1: first"), v4.new_code_cell("a"), v4.new_markdown_cell(heading),
              v4.new_code_cell("b")]
-    found = score_table.exercises_of(cells)
+    found = score_table.exercises_of(v4.new_notebook(cells=cells))
     assert [e.heading for e in found] == ["Exercise 1: first"]
     assert [c.source for c in found[0].cells] == (["a", "b"] if heading.startswith("###") else ["a"])
 
@@ -189,7 +190,7 @@ def test_course_metadata_a_learner_edited_by_hand_is_read_as_absent(edited):
     # table (AttributeError, TypeError, IndexError) or counted a string as blanks.
     exercise = small_exercise()
     exercise.cells[4].metadata["tinyad"] = edited  # exercise 2's heading cell
-    found = score_table.exercises_of(exercise.cells)
+    found = score_table.exercises_of(exercise)
     assert [e.heading for e in found] == ["Exercise 1: right", "Exercise 2: wrong", "Exercise 3: blank",
                                           "Exercise 4: two failures"]
     blank = "    # YOUR CODE HERE\n    raise NotImplementedError()"
@@ -287,7 +288,7 @@ def test_exercise_notebooks_record_each_answer_cells_blanks():
     counted, numbered = {}, {}
     fresh = fresh_exercises()
     for name, notebook in fresh.items():
-        for exercise in score_table.exercises_of(notebook.cells):
+        for exercise in score_table.exercises_of(notebook):
             for cell in exercise.cells:
                 blanks = score_table.blanks_in(cell.source)
                 if blanks:
@@ -296,14 +297,14 @@ def test_exercise_notebooks_record_each_answer_cells_blanks():
                     assert cell.source.count(score_table.blank_line(exercise.number)) == blanks, name
                     counted[name] = counted.get(name, 0) + blanks
     assert counted["02_backward.ipynb"] > len(list(score_table.exercises_of(
-        fresh["02_backward.ipynb"].cells)))  # lesson 02 has a cell of three
+        fresh["02_backward.ipynb"])))  # lesson 02 has a cell of three
     assert all(answers == list(range(1, len(answers) + 1)) for answers in numbered.values()), numbered
 
 
 def test_exercise_notebooks_record_the_code_cells_each_exercise_was_given():
     for name, notebook in fresh_exercises().items():
         starts = dict.fromkeys(h[0] for h in score_table.exercise_headings(notebook.cells) if h)
-        for start, exercise in zip(starts, score_table.exercises_of(notebook.cells), strict=True):
+        for start, exercise in zip(starts, score_table.exercises_of(notebook), strict=True):
             heading = notebook.cells[start]
             assert heading.metadata["tinyad"]["cells"] == [c.id for c in exercise.cells], (name, exercise.heading)
             assert exercise.given == {c.id for c in exercise.cells} and exercise.not_started() == ("not started", "")
@@ -794,7 +795,7 @@ def test_copies_and_splits_of_cells_handed_out_are_told_from_cells_changed():
     def counted(change) -> tuple[int, int]:
         exercise = small_exercise()
         change(exercise.cells)
-        return score_table.edits(exercise, score_table.exercises_of(exercise.cells))
+        return score_table.edits(exercise)
 
     hack = "grading.check_close = lambda *args, **kwargs: None"
 
@@ -823,7 +824,7 @@ def test_copies_and_splits_of_cells_handed_out_are_told_from_cells_changed():
     first, second = copy.deepcopy(two_lines.cells[0]), copy.deepcopy(two_lines.cells[0])
     first.source, second.source = "import math", "from tinyad import grading"
     two_lines.cells[0:1] = [first, second]
-    assert score_table.edits(two_lines, score_table.exercises_of(two_lines.cells)) == (0, 0)
+    assert score_table.edits(two_lines) == (0, 0)
 
 
 def test_a_check_split_or_pasted_again_unchanged_is_checked_on_its_row_and_its_line():
@@ -840,10 +841,10 @@ def test_a_check_split_or_pasted_again_unchanged_is_checked_on_its_row_and_its_l
         """(the exercise's row, every cell of it run and passed; the notebook's edits) after ``change``."""
         notebook = copy.deepcopy(handed_out)
         notebook.cells[3:4] = change(notebook.cells[3])
-        exercise, = score_table.exercises_of(notebook.cells)
+        exercise, = score_table.exercises_of(notebook)
         exercise.ran = len(exercise.cells)
         exercise.checked = sum(map(score_table.is_check_cell, exercise.cells))
-        return exercise.status(), score_table.edits(notebook, [exercise])
+        return exercise.status(), score_table.edits(notebook)
 
     unchanged, changed = (("passed", ""), (0, 0)), (("not checked", score_table.CHANGED_CHECK), (0, 1))
     blank_line = check.index("\n\n") + 1
@@ -894,9 +895,9 @@ def test_the_cells_a_notebooks_line_counts_added_in_its_exercises_are_those_its_
     exercise.cells[12:13] = [exercise.cells[12], pasted_copy(exercise.cells[12])]  # a check pasted again
     exercise.cells[8:9] = split_as_jupyterlab(exercise.cells[8], 13)  # exercise 3's answer cell, split
     exercise.cells[2:2] = [own, empty]  # in exercise 1, above its answer
-    exercises = score_table.exercises_of(exercise.cells)
+    exercises = score_table.exercises_of(exercise)
     assert [[cell.source for cell in e.added()] for e in exercises] == [["x = 1"], [], [], []]
-    assert score_table.edits(exercise, exercises) == (1, 0)
+    assert score_table.edits(exercise) == (1, 0)
 
 
 def test_a_notebook_made_before_every_cell_recorded_itself_counts_what_its_exercises_record():
@@ -904,13 +905,13 @@ def test_a_notebook_made_before_every_cell_recorded_itself_counts_what_its_exerc
     del old.metadata["tinyad"]  # as exercise notebooks were handed out before
     for cell in old.cells:
         cell.metadata.get("tinyad", {}).pop("given", None)
-    assert score_table.edits(old, score_table.exercises_of(old.cells)) == (2, 0)
+    assert score_table.edits(old) == (2, 0)
     old.cells[0].source += "\nx = 1"  # a set-up cell changed: such a notebook cannot tell
-    assert score_table.edits(old, score_table.exercises_of(old.cells)) == (2, 0)
+    assert score_table.edits(old) == (2, 0)
     for cell in old.cells:  # saved as nbformat 4.4, without cell ids: exercise 4's cell between its checks,
         del cell["id"]  # handed out, read as added; an added cell cannot be told from it
     old.nbformat_minor = 4
-    assert score_table.edits(old, score_table.exercises_of(old.cells)) == (0, 0)
+    assert score_table.edits(old) == (0, 0)
 
 
 def test_a_check_that_says_it_left_a_part_unchecked_is_not_a_pass(slips):

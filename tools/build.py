@@ -60,7 +60,7 @@ from jupyter_client.manager import AsyncKernelManager
 from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError, CellTimeoutError, DeadKernelError
 import nbformat
-from tinyad.course.score_table import blanks_in, edits, exercises_of, marks_every_cell
+from tinyad.course.score_table import blanks_in, edits, exercises_of
 
 import nbgrader_course
 import nbtools
@@ -223,7 +223,7 @@ def learner_work(exercise: Path, fresh: nbformat.NotebookNode) -> str | None:
     # Read as the score table reads a learner's notebook: each answer cell records the blanks it
     # was handed out with, and each exercise's heading the code cells (counted against the new
     # notebook instead, an exercise added to the solution since would read as a blank filled in).
-    exercises = exercises_of(current.cells, marks_every_cell(current))
+    exercises = exercises_of(current)
     counts = [exercise.blanks() for exercise in exercises]
     handed = sum(given for given, _ in counts)
     filled = sum(max(0, given - left) for given, left in counts)
@@ -232,7 +232,7 @@ def learner_work(exercise: Path, fresh: nbformat.NotebookNode) -> str | None:
         filled = max(0, handed - sum(left for _, left in counts))
     if filled:
         return f"{filled} of its {handed} blanks {'is' if filled == 1 else 'are'} filled in"
-    added, changed = edits(current, exercises)
+    added, changed = edits(current)
     if added:
         return f"{added} code {'cell' if added == 1 else 'cells'} added"
     if changed:

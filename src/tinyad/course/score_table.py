@@ -377,13 +377,13 @@ def exercise_headings(cells: list) -> list[tuple[int, str] | None]:
 EVERY_CELL = {"given": "every code cell"}
 
 
-def edits(notebook: Any, exercises: list[Exercise]) -> tuple[int, int]:
+def edits(notebook: Any) -> tuple[int, int]:
     """(code cells with code the learner added, code cells handed out that the learner changed) in
     ``notebook``. Those added to its exercises are the ones their rows find (``Exercise.added``). The
     rest need a notebook where every code cell handed out records itself (``EVERY_CELL``): the cells
     added outside the exercises, and the cells changed, told as the rows tell a check changed
     (``as_handed_out``)."""
-    added = sum(len(exercise.added()) for exercise in exercises)
+    added = sum(len(exercise.added()) for exercise in exercises_of(notebook))
     if not marks_every_cell(notebook):
         return added, 0
     changed = 0
@@ -404,9 +404,10 @@ def marks_every_cell(notebook: Any) -> bool:
     return notebook.metadata.get(COURSE_KEY) == EVERY_CELL
 
 
-def exercises_of(cells: list, marked: bool = False) -> list[Exercise]:
-    """The exercises of a notebook's cells, each with the code cells of its section; ``marked``: the
-    notebook marks every code cell it hands out (``marks_every_cell``), which tells the cells added."""
+def exercises_of(notebook: Any) -> list[Exercise]:
+    """The exercises of a notebook, each with the code cells of its section, and whether the notebook
+    marks every code cell it hands out (``marks_every_cell``), which tells the cells added to them."""
+    cells, marked = notebook.cells, marks_every_cell(notebook)
     found: dict[int, Exercise] = {}
     for cell, section in zip(cells, exercise_headings(cells)):
         if section is not None:
@@ -453,8 +454,8 @@ class ScoreTable:
             return None
         name = shown_path(item.parent.path, item.config.invocation_params.dir)
         if name not in self.notebooks:
-            self.notebooks[name] = exercises_of(notebook.cells, marks_every_cell(notebook))
-            self.edits[name] = edits(notebook, self.notebooks[name])
+            self.notebooks[name] = exercises_of(notebook)
+            self.edits[name] = edits(notebook)
             for exercise in self.notebooks[name]:
                 self.owner.update((id(c), exercise) for c in exercise.cells)
         return self.owner.get(id(cell))
