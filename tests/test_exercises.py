@@ -442,7 +442,7 @@ def test_with_the_blanks_left_in_every_check_fails(name, blank_run):
 
 @pytest.mark.parametrize("name", SOLUTIONS)
 def test_every_solutions_exercises_are_as_the_build_reads_them(name):
-    nbtools.check_exercises(nbtools.read(ROOT / "solutions" / name), name)
+    nbtools.checked_exercise(nbtools.read(ROOT / "solutions" / name), name)
 
 
 def _solution(*cells: tuple[str, str]) -> nbformat.NotebookNode:
@@ -472,7 +472,7 @@ ANSWER = "def f():\n    ### BEGIN SOLUTION\n    return 1\n    ### END SOLUTION"
 ])
 def test_exercises_the_build_would_misread_are_refused(cells, words):
     with pytest.raises(ValueError, match=words):
-        nbtools.check_exercises(_solution(*cells), "99_demo.ipynb")
+        nbtools.checked_exercise(_solution(*cells), "99_demo.ipynb")
 
 
 def test_a_learners_copy_in_exercises_is_left_alone():

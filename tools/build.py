@@ -23,7 +23,7 @@ Refusals protect what is stored:
   holds edits made in JupyterLab; it is not built over unless given ``--force``
   (``tools/textforms.py NN`` carries the edits into the text form first).
 
-- a solution notebook whose exercises ``nbtools.check_exercises`` cannot read (a heading or a
+- a solution notebook whose exercises ``nbtools.checked_exercise`` cannot read (a heading or a
   blank's marker it misreads) makes no exercise notebook: the build stops and names what to mend.
 
 A cell marked to raise (``# NBVAL_RAISES_EXCEPTION`` or tagged ``raises-exception``) that ran
@@ -264,7 +264,7 @@ def build(number: str, timeout: int, force: bool = False) -> None:
     blank_exercises = {}
     for solution in solutions:
         try:
-            blank_exercises[solution] = nbtools.check_exercises(source_of(solution), solution.name)
+            blank_exercises[solution] = nbtools.checked_exercise(source_of(solution), solution.name)
         except ValueError as error:
             sys.exit(f"build.py: {error}")
         exercise = ROOT / "exercises" / solution.name
@@ -335,7 +335,7 @@ def exercises_of_the_course(refusal: str) -> dict[str, nbformat.NotebookNode]:
     exercises = {}
     for solution in nbtools.lessons_in(ROOT / "solutions"):
         try:
-            exercises[solution.name] = nbtools.check_exercises(nbtools.read(solution), solution.name)
+            exercises[solution.name] = nbtools.checked_exercise(nbtools.read(solution), solution.name)
         except ValueError as error:
             sys.exit(f"build.py: {refusal}: {error}")
     return exercises

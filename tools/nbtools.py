@@ -174,7 +174,7 @@ LIKE_A_MARKER = re.compile(r"^\s*#+\s*(BEGIN|END)[\s_-]*SOLU", re.IGNORECASE)
 LIKE_A_HEADING = re.compile(r"^##(?!#)\s*Exercise\b", re.IGNORECASE)  # level 2, where exercises begin
 
 
-def check_exercises(solution: NotebookNode, name: str) -> NotebookNode:
+def checked_exercise(solution: NotebookNode, name: str) -> NotebookNode:
     """The exercise notebook made from ``solution``, once its exercises are checked: a ValueError unless
     they are as the build and the score table read them: headings ``## Exercise N: title`` numbered
     1, 2, ... in order, solution markers spelled exactly, and a solution block in every exercise and in
