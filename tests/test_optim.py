@@ -710,12 +710,16 @@ def test_an_update_of_ones_own_that_writes_no_array_into_a_tensor_is_refused_and
     assert p.data is kept
 
 
-@pytest.mark.parametrize("written, words", [
-    (lambda a: a.astype(np.int64), r"a numpy array of int64, where its gradient is a numpy array of float32"),
-    (lambda a: a.astype(np.float64), r"a numpy array of float64, where its gradient is a numpy array of float32"),
-    (lambda a: Tensor(a), r"a Tensor \(Tensor\(\[0\.8"),  # p.data = p - lr * p.grad, .data forgotten
-], ids=["ints", "float64", "Tensor"])
-def test_an_update_of_ones_own_that_changes_a_tensors_kind_is_refused_and_put_back(written, words):
+@pytest.mark.parametrize("written, error, words", [
+    (lambda a: a.astype(np.int64), TypeError,
+     r"the update made parameter 0's data a numpy array of int64, where its gradient is a numpy array of float32"),
+    (lambda a: a.astype(np.float64), TypeError,
+     r"the update made parameter 0's data a numpy array of float64, where its gradient is a numpy array of float32"),
+    (lambda a: Tensor(a), TypeError,  # p.data = p - lr * p.grad, .data forgotten
+     r"the update made parameter 0's data a Tensor \(Tensor\(\[0\.8"),
+    (lambda a: a.reshape(1, -1), ValueError, r"the update changed parameter 0's shape from \(2,\) to \(1, 2\)"),
+], ids=["ints", "float64", "Tensor", "shape"])
+def test_an_update_of_ones_own_that_changes_a_tensors_kind_is_refused_and_put_back(written, error, words):
     class Converting(SGD):
         def update(self, p, state):
             p.data = written(p.data - self.lr * p.grad)
@@ -723,21 +727,8 @@ def test_an_update_of_ones_own_that_changes_a_tensors_kind_is_refused_and_put_ba
     p = Tensor(np.array([1.0, 2.0], dtype=np.float32), requires_grad=True)
     (p * p).sum().backward()
     kept = p.data
-    with pytest.raises(TypeError, match=rf"the update made parameter 0's data {words}"):
+    with pytest.raises(error, match=words):
         Converting([p], lr=0.1).step()
-    assert p.data is kept
-
-
-def test_an_update_of_ones_own_that_changes_a_tensors_shape_is_refused_and_put_back():
-    class Reshaping(SGD):
-        def update(self, p, state):
-            p.data = (p.data - self.lr * p.grad).reshape(1, -1)
-
-    p = Tensor([1.0, 2.0], requires_grad=True)
-    (p * p).sum().backward()
-    kept = p.data
-    with pytest.raises(ValueError, match=r"the update changed parameter 0's shape from \(2,\) to \(1, 2\)"):
-        Reshaping([p], lr=0.1).step()
     assert p.data is kept
 
 
