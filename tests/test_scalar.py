@@ -340,18 +340,25 @@ def test_division_is_python_s_own_to_the_last_digit():
         assert divisor.grad == pytest.approx(expected, rel=1e-15, abs=0.0), (a, b, scale)
 
 
-def test_a_divisor_set_to_zero_after_the_forward_pass_is_named_by_backward():
-    # It was Python's bare "float division by zero", from inside the rule.
+@pytest.mark.parametrize("zero", [0.0, -0.0, 0, np.float64(0.0), np.float32(0.0)], ids=repr)
+def test_a_divisor_set_to_zero_after_the_forward_pass_is_named_by_backward(zero):
+    # It was Python's bare "float division by zero", from inside the rule; a NumPy zero divided to
+    # inf with a warning, and the leaf's gradient was then refused as an overflow.
     a, b = Value(1.0), Value(2.0)
     quotient = a / b
-    b.data = 0.0
+    b.data = zero
     with pytest.raises(ZeroDivisionError, match=r"the derivative of a / b at b = 0\.0 is infinite"):
         quotient.backward()
+    assert (a.grad, b.grad) == (0.0, 0.0)
     x = Value(2.0)
     logged = x.log()
-    x.data = 0.0
+    x.data = zero
     with pytest.raises(ZeroDivisionError, match=r"the derivative of log\(a\) at a = 0\.0 is infinite"):
         logged.backward()
+    assert x.grad == 0.0
+
+
+def test_a_divisor_set_to_an_array_after_the_forward_pass_is_named_by_backward():
     c = Value(2.0)  # set to an array instead: "truth value of an array is ambiguous", from inside the rule
     ratio = Value(1.0) / c
     c.data = np.array([1.0, 2.0])

@@ -222,11 +222,10 @@ class Value:
         if b is None:  # a number divisor, kept in saved
             a.grad += out.grad / out.saved
             return
-        try:
-            a.grad += out.grad / b.data  # d(a / b)/da = 1 / b
-        except ZeroDivisionError:  # its data set to 0 by hand since the forward pass
+        if _is_zero(b.data):  # its data set to 0 by hand since the forward pass
             raise ZeroDivisionError(f"the derivative of a / b at b = 0.0 is infinite ({b!r} was set to 0 after "
-                                    "a / b)") from None
+                                    "a / b)")
+        a.grad += out.grad / b.data  # d(a / b)/da = 1 / b
         b.grad -= divisor_slope(out.grad, out.data, b.data)  # d(a / b)/db = -a / b**2 = -out / b
 
     # ``p -= lr * p.grad`` on a parameter would make a new node named p and leave the parameter's
@@ -301,11 +300,10 @@ class Value:
     @staticmethod
     def log_backward(out: Value) -> None:
         a = out.first
-        try:
-            a.grad += out.grad / a.data  # d log(a)/da = 1 / a
-        except ZeroDivisionError:  # its data set to 0 by hand since the forward pass
+        if _is_zero(a.data):  # its data set to 0 by hand since the forward pass
             raise ZeroDivisionError(f"the derivative of log(a) at a = 0.0 is infinite ({a!r} was set to 0 after "
-                                    "log)") from None
+                                    "log)")
+        a.grad += out.grad / a.data  # d log(a)/da = 1 / a
 
     def relu(self) -> Value:
         y = self.data if self.data > 0.0 else 0.0
@@ -613,6 +611,12 @@ def check_finite(leaves: list[Value]) -> None:
                 f"backward: the gradient at {where} overflows a float (more than about "
                 "1.8e308): the output changes too fast with respect to it to be represented"
             )
+
+
+def _is_zero(x: object) -> bool:
+    """Whether ``x``, a node's data, is a number equal to 0. Asked, not left to the division to raise:
+    a NumPy float set by hand divides to inf with a warning, where Python's raises."""
+    return (type(x) is float or isinstance(x, numbers.Real)) and x == 0.0
 
 
 def _is_number(x: object) -> bool:
