@@ -7,6 +7,7 @@ import inspect
 import re
 import warnings
 
+import array_api_strict
 import numpy as np
 import pytest
 
@@ -621,6 +622,29 @@ def test_a_parameter_grown_after_a_step_is_not_stepped_by_its_old_state_broadcas
                                          rf"state for it \({stale}\) has shape {re.escape(str(first))}"):
         optimiser.step()
     assert np.array_equal(w.data, np.zeros(resized))  # put back as it was
+
+
+@pytest.mark.parametrize("make, stale", [(lambda ps: Adam(ps, lr=0.1), "m, v"),
+                                         (lambda ps: SGD(ps, lr=0.1, momentum=0.9), "buffer")],
+                         ids=["Adam", "SGD with momentum"])
+@pytest.mark.parametrize("convert, now, then", [
+    (lambda a: a.astype(np.float32), "has dtype float32", "has dtype float64"),
+    (lambda a: array_api_strict.asarray(a), "is an array_api_strict array", "is a numpy array"),
+], ids=["to float32", "to array_api_strict"])
+def test_a_parameter_converted_after_a_step_is_named_not_blamed_on_its_update(make, stale, convert, now, then):
+    # Made float32, the state of float64 turned the update float64, and the step was refused as
+    # an update that changed the parameter's dtype; made another library's, NumPy's or the
+    # library's own words from inside the update.
+    w = Tensor(np.ones(3), requires_grad=True)
+    optimiser = make([w])
+    w.grad = np.ones(3)
+    optimiser.step()
+    w.data, w.grad = convert(np.zeros(3)), convert(np.ones(3))
+    kept = w.data
+    with pytest.raises(ValueError, match=rf"parameter 0 {now}, but the optimiser's state for it \({stale}\) "
+                                         rf"{then}: the parameter changed .* after the optimiser last stepped it"):
+        optimiser.step()
+    assert w.data is kept  # put back as it was
 
 
 @pytest.mark.parametrize("make", [lambda ps: Adam(ps, lr=0.1), lambda ps: SGD(ps, lr=0.1, momentum=0.9)],

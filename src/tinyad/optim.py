@@ -115,10 +115,11 @@ class Optimizer:
             for k, p, state in ready:
                 before = p.data
                 # A state kept from earlier steps, for the parameter's shape then, would broadcast into
-                # the update of a parameter resized since (momentum of shape (1,) into a (3,)). A Value's
-                # number has no shape to outgrow: not asked (the check tripled a Value's step).
+                # the update of a parameter resized since (momentum of shape (1,) into a (3,)), and one
+                # of its dtype then would turn it back (float64 momentum into a parameter made float32).
+                # A Value's number has no shape or dtype to change: not asked (it tripled a Value's step).
                 if state and type(before) is not float and _stale_state(before, state):
-                    raise _state_of_another_shape(k, before, state)
+                    raise _state_of_another_kind(self, k, before, state)
                 done.append((k, p, state, before, dict(state) if state else None))
                 self.update(p, state)
                 after = p.data
@@ -226,22 +227,38 @@ class Adam(Optimizer):
 
 
 def _stale_state(data: Any, state: dict[str, Any]) -> list[str]:
-    """The names of the arrays in a parameter's ``state`` whose shape is not its ``data``'s (a
-    NumPy float of Adam's 0-d state is one of shape (); a number, such as Adam's step count, none)."""
-    shape = data.shape if type(data) is np.ndarray else _shape(data)
-    return [name for name, value in state.items()
-            if (value.shape != shape if type(value) is np.ndarray
-                else type(value) is not int and is_array(value) and _shape(value) != shape)]
+    """The names of the arrays in a parameter's ``state`` whose shape, library or dtype is not its
+    ``data``'s (a NumPy float of Adam's 0-d state is an array of shape (); a number, such as Adam's
+    step count, none)."""
+    if type(data) is np.ndarray:  # asked first: a NumPy parameter's state is asked at every step
+        return [name for name, value in state.items()
+                if (value.shape != data.shape or value.dtype != data.dtype if type(value) is np.ndarray
+                    else type(value) is not int and is_array(value) and _other_kind(value, data))]
+    return [name for name, value in state.items() if type(value) is not int and is_array(value)
+            and _other_kind(value, data)]
 
 
-def _state_of_another_shape(k: int, data: Any, state: dict[str, Any]) -> ValueError:
+def _other_kind(kept: Any, data: Any) -> bool:
+    """Whether the array ``kept`` differs from the array ``data`` in shape, library or dtype."""
+    return _shape(kept) != _shape(data) or namespace(kept) is not namespace(data) or kept.dtype != data.dtype
+
+
+def _state_of_another_kind(optimiser: Optimizer, k: int, data: Any, state: dict[str, Any]) -> ValueError:
     """The error for parameter ``k`` (its array ``data``) whose ``state`` holds arrays of another
-    shape (``_stale_state``): the parameter was resized since the optimiser last stepped it."""
+    shape, library or dtype (``_stale_state``): the parameter was resized, or converted, since the
+    optimiser last stepped it."""
     stale = _stale_state(data, state)
+    kept = state[stale[0]]
+    if _shape(kept) != _shape(data):
+        what, now, then = "shape", f"has shape {_shape(data)}", f"has shape {_shape(kept)}"
+    elif namespace(kept) is not namespace(data):
+        what, now, then = "library", f"is {describe(data, NUMPY)}", f"is {describe(kept, NUMPY)}"
+    else:
+        what, now, then = "dtype", f"has dtype {dtype_name(data.dtype)}", f"has dtype {dtype_name(kept.dtype)}"
     return ValueError(
-        f"parameter {k} has shape {_shape(data)}, but the optimiser's state for it ({', '.join(stale)}) has "
-        f"shape {_shape(state[stale[0]])}: the parameter changed shape after the optimiser last stepped "
-        "it. Make a new optimiser for the resized parameters (Adam(model.parameters(), lr))"
+        f"parameter {k} {now}, but the optimiser's state for it ({', '.join(stale)}) {then}: the "
+        f"parameter changed {what} after the optimiser last stepped it. Make a new optimiser for the "
+        f"changed parameters ({type(optimiser).__name__}(model.parameters(), lr))"
     )
 
 
