@@ -772,6 +772,14 @@ def test_a_node_made_by_hand_names_a_parent_that_is_not_a_tensor(make_parents, w
         x.new_node(x.data * 2, parents=make_parents(x), op="double", backward_rule=lambda out: None)
 
 
+def test_a_node_made_by_hand_from_a_tensor_names_it():
+    # A learner's fused node computed with tinyad's ops (lesson 10): before, "NumPy cannot follow a
+    # Tensor's graph (an array made of a Tensor, ...: np.array(ts), np.mean(ts), plt.plot(ts))".
+    x = Tensor([1.0, 2.0], requires_grad=True)
+    with pytest.raises(TypeError, match=r"the output of 'double' was given a Tensor as its data: .*x\.data \* 2"):
+        x.new_node(x * 2, parents=(x,), op="double", backward_rule=lambda out: None)
+
+
 def test_a_layer_given_an_array_for_a_tensor_names_it():
     x = Tensor(np.ones((2, 3)))
     w = Tensor(np.ones((3, 4)), requires_grad=True)

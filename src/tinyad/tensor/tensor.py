@@ -166,6 +166,8 @@ class Tensor:
             # scalar of ints: the sum of an array of ints, whose gradient would be ints too).
             if isinstance(data, Tensor) or (parents and parents[0].xp is NUMPY and not isinstance(data, FLOAT_SCALARS)):
                 check_data_set_by_hand(*parents)
+                if isinstance(data, Tensor):  # no parent's: an op of one's own computed it with Tensors
+                    raise _tensor_as_output(op)
             self.xp = parents[0].xp if parents else namespace(data)
             if self.xp is NUMPY:
                 data = np.asarray(data)  # NumPy's result of a 0-d op is a scalar, not an array
@@ -767,6 +769,15 @@ def _check_gradient_array(grad: Any, node: Tensor) -> None:
             f"a backward rule gave a {type_name(grad)} ({grad!r:.60}) to accumulate (for a tensor of "
             f"shape {node.shape}): a gradient is an array of the tensor's shape, in its library"
         )
+
+
+def _tensor_as_output(op: str) -> TypeError:
+    """The error for an op's output given a Tensor as its data (``new_node(x * 2, ...)``)."""
+    return TypeError(
+        f"the output of {op!r} was given a Tensor as its data: an op's output holds an array, computed "
+        "from its parents' arrays (x.data * 2, not x * 2), so that its own backward_rule feeds them, "
+        "not the graph the Tensor carries"
+    )
 
 
 def _gradient_set_by_hand(own: Any, node: Tensor) -> TypeError:
