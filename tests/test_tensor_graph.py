@@ -780,6 +780,26 @@ def test_a_node_made_by_hand_from_a_tensor_names_it():
         x.new_node(x * 2, parents=(x,), op="double", backward_rule=lambda out: None)
 
 
+@pytest.mark.parametrize("make_data, words", [
+    (lambda a: a > 0, "an array of bool"),  # relu's mask given as the output
+    (lambda a: (a * (a > 0)).astype(int), "an array of int64"),
+])
+def test_a_node_made_by_hand_that_holds_no_floats_is_named_not_blamed_on_a_data_set_by_hand(make_data, words):
+    # A learner's fused node (lesson 10) whose data is a mask: before, its first use said "a tensor's
+    # data was set by hand (t.data = ...)", which no one had written.
+    x = Tensor([[1.0, -2.0], [0.5, 3.0]], requires_grad=True)
+    w = Tensor(np.eye(2), requires_grad=True)
+    node = x.new_node(make_data(x.data @ w.data), parents=(x, w), op="linear_relu", backward_rule=lambda out: None)
+    for use in (lambda: node.sum(), lambda: (node * np.ones((2, 2))).sum().backward()):
+        with pytest.raises(TypeError, match=f"the output of 'linear_relu' holds {words}, as its op made it"):
+            use()
+    # A .data set by hand is still named so, on a node of the engine's ops too.
+    y = x * 2
+    y.data = np.array([[1, 2], [3, 4]])
+    with pytest.raises(TypeError, match=r"data was set by hand \(t.data = ...\) to an array of int64"):
+        y.sum()
+
+
 def test_a_layer_given_an_array_for_a_tensor_names_it():
     x = Tensor(np.ones((2, 3)))
     w = Tensor(np.ones((3, 4)), requires_grad=True)

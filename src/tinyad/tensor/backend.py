@@ -140,12 +140,29 @@ def check_data_set_by_hand(*tensors: Any) -> None:
 
     Asked only where such data shows, never on the way of every op: where an op's result or
     gradient is not what its parents' arrays give, and on the way to an error whose words (the
-    library's, or a dtype refused) would hide the slip.
+    library's, or a dtype refused) would hide the slip. Where a node made by hand (``new_node``)
+    computed that data from float parents, its op is named instead (``made_by_its_own_op``).
     """
     for t in tensors:
         what = held_by_no_tensor(t.data)
+        if what and made_by_its_own_op(t):
+            raise TypeError(
+                f"the output of {t.op!r} holds {what}, as its op made it: an op's output holds an array "
+                "of float32 or float64, computed from its parents' arrays in their dtype, which its "
+                "gradient takes too (a mask as numbers: x.xp.astype(mask, x.dtype))"
+            ) from None
         if what:
             raise set_by_hand(what) from None  # the library's error, if any, said nothing of it
+
+
+def made_by_its_own_op(t: Any) -> bool:
+    """Whether what ``t`` holds came from its op, a node made by hand (``new_node`` with a rule of
+    one's own, as lesson 10's fused node is), rather than being set by hand: every parent holds
+    float data (else the engine's ops pass a parent's on) and the rule is not the engine's."""
+    rule, parents = getattr(t, "backward_rule", None), getattr(t, "parents", ())
+    module = getattr(rule, "__module__", None) or ""
+    return (rule is not None and bool(parents) and not module.startswith("tinyad.")
+            and all(not held_by_no_tensor(parent.data) for parent in parents))
 
 
 def in_torch_graph(x: Any) -> bool:
