@@ -800,6 +800,15 @@ def test_a_node_made_by_hand_that_holds_no_floats_is_named_not_blamed_on_a_data_
         y.sum()
 
 
+def test_backward_from_a_node_made_by_hand_without_its_parents_names_that_cause():
+    # parents=() in a learner's fused node (lesson 10): before, backward named only an input that
+    # requires no gradient and no_grad(), neither of which was so.
+    x = Tensor([1.0, 2.0], requires_grad=True)
+    node = x.new_node(x.data * 2, parents=(), op="double", backward_rule=lambda out: None)
+    with pytest.raises(RuntimeError, match=r"does not require grad: .*new_node\(\.\.\., parents=\(\)\)"):
+        node.sum().backward()
+
+
 def test_a_layer_given_an_array_for_a_tensor_names_it():
     x = Tensor(np.ones((2, 3)))
     w = Tensor(np.ones((3, 4)), requires_grad=True)

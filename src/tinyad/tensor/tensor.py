@@ -598,10 +598,7 @@ class Tensor:
         if self.backward_rule is freed_backward:
             raise walked_twice(self)
         if not self.requires_grad:
-            raise RuntimeError(
-                "backward() on a tensor that does not require grad: no input of the "
-                "computation had requires_grad=True, or it ran inside no_grad()"
-            )
+            raise not_recorded()
         if grad is None:
             if self.size != 1:
                 raise RuntimeError(
@@ -820,6 +817,16 @@ def walked_twice(out: Tensor) -> RuntimeError:
         "they were, and after an update its gradients would belong to neither. To walk the same "
         "graph twice, pass retain_graph=True to the earlier backward() (the leaves' gradients "
         "then add up)"
+    )
+
+
+def not_recorded() -> RuntimeError:
+    """The error for backward() from an output that requires no gradient: no graph leads to it."""
+    return RuntimeError(
+        "backward() on a tensor that does not require grad: no input of the computation had "
+        "requires_grad=True, it ran inside no_grad(), or its graph was cut on the way: by a Tensor "
+        "made anew from another's .data, or by a node made by hand whose parents leave out the "
+        "inputs (new_node(..., parents=()) makes a constant)"
     )
 
 
