@@ -222,6 +222,29 @@ def test_a_rule_wrong_only_for_the_second_input_is_caught_and_names_that_input()
         gradcheck(tensor_product, Tensor([1.0, 2.0]), Tensor([1.0, 3.0]))
 
 
+def double_without_parents(x):
+    return x.new_node(x.data * 2, parents=(), op="double", backward_rule=lambda out: None)
+
+
+def double_into_itself(x):
+    return x.new_node(x.data * 2, parents=(x,), op="double", backward_rule=lambda out: out.accumulate(out.grad))
+
+
+@pytest.mark.parametrize("double", [double_without_parents, double_into_itself])
+def test_an_input_that_backward_never_reached_is_named(double):
+    # A learner's fused node (lesson 10) made with parents=(), or whose rule adds into its own output:
+    # before, only "backward gave 0, finite differences give 2", as for a rule that computes 0.
+    with pytest.raises(AssertionError, match=r"backward gave 0, finite differences give 2 .*; backward "
+                                             r"gave input 0 no gradient at all: no backward rule added into it"):
+        gradcheck(lambda x: double(x).sum(), Tensor([1.0, 2.0]))
+
+
+def test_an_f_whose_result_is_made_anew_from_its_inputs_data_names_that():
+    # A node made as a new leaf: before, "not from the Values or Tensors it finds outside", which it was not.
+    with pytest.raises(ValueError, match=r"depends on none of its 1 input\(s\).*nor from a node made anew from their data"):
+        gradcheck(lambda x: Tensor(x.data * 2, requires_grad=True).sum(), Tensor([1.0, 2.0]))
+
+
 @pytest.mark.parametrize("make", [Value, lambda x: Tensor([x, -x], requires_grad=True)])
 @pytest.mark.parametrize("x", [1e8, 1e10])
 def test_a_right_gradient_passes_where_floats_are_far_apart(make, x):

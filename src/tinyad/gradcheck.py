@@ -117,7 +117,8 @@ def gradcheck(
         raise ValueError(
             f"gradcheck: f's result ({what}) depends on none of its {len(inputs)} input(s): f must "
             "compute from its arguments, as in gradcheck(lambda w: loss(w), w), not from the "
-            "Values or Tensors it finds outside"
+            "Values or Tensors it finds outside, nor from a node made anew from their data "
+            "(Tensor(x.data * 2, requires_grad=True) is a leaf of a graph of its own)"
         )
     if getattr(out, "requires_grad", True):
         with _gradients_kept(order, own):
@@ -159,9 +160,19 @@ def gradcheck(
                 f"gradcheck: the gradient of {_name(i, x)}{where} does not match: "
                 f"backward gave {a:.10g}, finite differences give {n:.10g} "
                 f"({f'relative error {abs(a - n) / abs(n):.3g}' if n else f'off by {abs(a - n):.3g}'}, "
-                f"atol={atol}, rtol={rtol})"
+                f"atol={atol}, rtol={rtol})" + ("" if leaves[i].has_grad() else _never_reached(i, x))
             )
     return True
+
+
+def _never_reached(i: int, x: Any) -> str:
+    """Why backward gave input ``i`` no gradient at all (its 0 above): f's graph does not feed it."""
+    return (
+        f"; backward gave {_name(i, x)} no gradient at all: no backward rule added into it. Its graph "
+        "is cut: a node made by hand leaves it out of its parents (new_node(..., parents=...)), a "
+        "rule adds its share into another tensor, or a Tensor made anew from its .data starts a "
+        "graph of its own"
+    )
 
 
 def _check_same_each_time(first: float, again: list[float]) -> None:
