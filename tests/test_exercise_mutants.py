@@ -189,6 +189,17 @@ def test_lesson_03_without_pytorch_fails_a_blank_torch_grads(monkeypatch):
     assert isinstance(error, AssertionError) and "torch_grads: what it returns" in str(error), repr(error)
 
 
+def test_lesson_10_says_new_node_is_a_method_of_the_input_where_it_is_called_on_the_class():
+    # Tensor.new_node(data, ...) fails in Python's words, "missing 1 required positional argument:
+    # 'data'", for a call that gave data: the hint said only to compute from the arrays.
+    on_the_class = [("return x.new_node(x.xp.maximum(a, 0.0)", "return Tensor.new_node(x.xp.maximum(a, 0.0)")]
+    error = run("10_fusion_devices.ipynb", 1, on_the_class)
+    assert isinstance(error, AssertionError), repr(error)
+    got, hint = str(error).split("hint:")
+    assert "Tensor.new_node() missing 1 required positional argument: 'data'" in got
+    assert "new_node is a method of the tensor x" in " ".join(hint.split()), hint
+
+
 def test_a_string_answer_finds_a_solution_block_however_many_hashes_its_markers_have():
     # The build reads "# BEGIN SOLUTION" as "### BEGIN SOLUTION"; this file counted only the
     # latter, and refused every string answer to such an exercise, the right one too.
