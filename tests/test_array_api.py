@@ -410,6 +410,17 @@ def test_a_numpy_bool_and_a_ragged_list_are_taken_as_with_numpy(xp):
         Tensor(to(xp, np.ones((2, 2)))) + [[1.0, 2.0], [3.0]]
 
 
+def test_an_empty_index_array_picks_nothing_and_passes_back_zeros(xp):
+    # array_api_strict took the index, then backward assigned the gradient through it, which the
+    # standard's assignment does not take: "Fancy indexing __setitem__ is not supported".
+    for index in ([], np.array([], dtype=np.int64)):
+        x = Tensor(to(xp, np.arange(4.0)), requires_grad=True)
+        picked = x[index]
+        assert picked.shape == (0,)
+        picked.sum().backward()
+        assert type(x.grad) is kind(xp) and backend.to_numpy(x.grad).tolist() == [0.0] * 4
+
+
 @needs_torch_tensors
 def test_an_index_pytorch_refuses_is_named_with_the_tensors_shape():
     t = Tensor(torch.arange(3.0))

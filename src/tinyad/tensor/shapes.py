@@ -98,7 +98,9 @@ def getitem_backward(out: Tensor) -> None:
     (x,) = out.parents
     index = out.saved
     grad = x.xp.zeros_like(x.data)
-    if picks_once(index):
+    if out.size == 0:
+        pass  # nothing picked: zeros (array_api_strict would not assign through an empty integer array)
+    elif picks_once(index):
         # Each entry picked at most once: assigning is adding to 0. A basic index drops its Nones
         # (the standard's assignment takes none; the picked entries come without those axes). One
         # with a mask keeps them: a None between the mask and another index moves the mask's axis
