@@ -712,11 +712,12 @@ def test_a_mask_is_a_mask_and_a_tensor_is_not_an_index():
         x[Tensor([True, False, True])]
 
 
-def test_an_index_array_changed_after_the_forward_pass_moves_nothing():
+@pytest.mark.parametrize("make", [np.array, list], ids=["array", "list"])
+def test_an_index_array_changed_after_the_forward_pass_moves_nothing(make):
     x = Tensor([1.0, 2.0, 3.0], requires_grad=True)
-    index = np.array([0, 0, 2])
+    index = make([0, 0, 2])
     y = x[index]
-    index[:] = 1  # the caller reuses its array
+    index[:] = [1, 1, 1]  # the caller reuses its array, or its list
     y.sum().backward()
     np.testing.assert_array_equal(x.grad, [2.0, 0.0, 1.0])
 

@@ -179,7 +179,7 @@ def test_reductions_over_no_axes_and_bad_axis_types():
 
 def test_transpose_refuses_axes_out_of_range():
     x = Tensor(np.ones((2, 3)))
-    for axes in ((0, 3), (0, 2), (0,), (1, 1)):
+    for axes in ((0, 3), (0, 2), (0,), (1, 1), (1.0, 0)):
         with pytest.raises(ValueError, match=r"not a permutation of the axes of shape \(2, 3\)"):
             x.transpose(*axes)
     assert x.transpose(-1, 0).shape == (3, 2)
@@ -408,7 +408,8 @@ def test_log_of_exactly_zero_is_refused():
         Tensor([0.0, 1.0]).log()
 
 
-@pytest.mark.parametrize("shape", [(True, 3), (0, -1), (-2, 3), (1.0, 3)])
+@pytest.mark.parametrize("shape", [(True, 3), (0, -1), (-2, 3), (1.0, 3), ((3,), 1), (1, 1), (2, -1), (-1, -1),
+                                   (-3, -1)])
 def test_a_shape_that_is_not_whole_numbers_or_cannot_hold_the_entries_is_a_value_error(shape):
     with pytest.raises(ValueError, match="cannot reshape a tensor of shape"):
         Tensor([1.0, 2.0, 3.0]).reshape(*shape)
