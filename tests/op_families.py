@@ -158,6 +158,7 @@ BINARY = Family(
         "scalar left": Case(((), (2, 3))),
         "stretched (3, 1) (1, 4)": Case(((3, 1), (1, 4))),
         "leading axis (4,) (2, 3, 4)": Case(((4,), (2, 3, 4))),
+        "stretched to none (1, 3) (0, 3)": Case(((1, 3), (0, 3))),  # used no times: a gradient of 0
     },
     rows={
         "add": Op(lambda a, b: a + b, lambda a, b: a + b, on_values=True),

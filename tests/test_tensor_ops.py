@@ -340,6 +340,23 @@ def test_a_gradient_through_power_that_overflows_is_named_with_its_numbers(dtype
         y.sum().backward()
 
 
+def test_a_gradient_through_power_that_overflows_is_named_at_its_index_in_several_axes():
+    # The index, the base and the exponent are read off the arrays broadcast to the output's shape.
+    x = Tensor([[1.0, 10.0], [2.0, 3.0]], requires_grad=True)
+    with pytest.raises(OverflowError, match=r"to the base overflows float64 at 1 entries: at index \(0, 1\), base 10 "
+                                            r"and exponent 300, the incoming gradient 1e\+08 times the slope 3e\+301"):
+        (x**300.0 * 1e8).sum().backward()
+
+
+def test_power_is_named_by_its_exponent_where_that_is_one_constant_number():
+    # The scalar engine names x ** 2 "**2": a drawn graph says which power. An exponent that needs
+    # a gradient, or holds several numbers, is no one number to put in the name: plain **.
+    x = Tensor([1.5, 2.0], requires_grad=True)
+    assert [(x**2).op, (x**0.5).op, (x**-1).op] == ["**2", "**0.5", "**-1"]
+    assert (x ** Tensor(2.0, requires_grad=True)).op == "**"
+    assert (x ** Tensor([2.0, 3.0])).op == "**" and (2**x).op == "**"
+
+
 def test_power_that_overflows_warns_as_numpy_does():
     with pytest.warns(RuntimeWarning, match="overflow"):
         assert np.isinf((2 ** Tensor([2000.0])).data[0])
