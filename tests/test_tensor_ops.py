@@ -18,7 +18,7 @@ from hypothesis.extra.numpy import mutually_broadcastable_shapes
 from tinyad import Tensor, Value, gradcheck
 from tinyad.tensor import sum_to_shape
 
-from op_families import BINARY, DIVISOR_GRADIENTS, REDUCTIONS  # tests/op_families.py: the ops by family
+from op_families import BINARY, DIVISOR_GRADIENTS, ELEMENTWISE, REDUCTIONS  # tests/op_families.py: the ops by family
 from torch_reference import needs_torch, torch  # tests/torch_reference.py
 
 SETTINGS = settings(max_examples=30, deadline=None)
@@ -153,6 +153,17 @@ def test_sum_to_shape_rejects_a_shape_that_could_not_broadcast():
 
 
 # -- edge cases of shapes, axes and exponents ---------------------------------------
+
+
+@pytest.mark.parametrize("name", ELEMENTWISE.rows)
+def test_an_empty_tensor_through_every_elementwise_op(name):
+    # Nothing to check and nothing to compute: an op that looks at its entries first (log's
+    # smallest, exp's largest) must not ask for the minimum of none.
+    x = Tensor(np.zeros((0, 3)), requires_grad=True)
+    out = ELEMENTWISE.rows[name].f(x)
+    assert out.shape == (0, 3)
+    out.backward(np.zeros((0, 3)))
+    assert x.grad.shape == (0, 3)
 
 
 def test_zero_dim_tensors_through_every_reduction():
