@@ -125,6 +125,9 @@ def test_a_mean_is_finite_where_only_its_sum_would_overflow(dtype, big):
     assert rows.dtype == dtype  # and the finite row is the plain sum over 2, unchanged
     np.testing.assert_array_equal(rows.data, np.array([[big], [2.0]], dtype=dtype))
     assert Tensor([big, big], dtype=dtype).mean().data == np.array(big, dtype=dtype)
+    # Taken again over the row's own entries only: the other row, -0.75 * big, is not in it.
+    np.testing.assert_allclose(Tensor([[big, big], [-big, -big / 2]], dtype=dtype).mean(axis=1).data,
+                               [big, -0.75 * big], rtol=1e-6)
     whole.backward()
     rows.backward(np.ones((2, 1)))
     np.testing.assert_array_equal(x.grad, np.full((2, 2), 0.25 + 0.5, dtype=dtype))
