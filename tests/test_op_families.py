@@ -10,6 +10,9 @@
   anything outside the array API standard, and PyTorch's CPU tensors): NumPy's numbers to 1e-12
   in float64, and the output and every gradient arrays of that library.
 
+And for each input of a row with several: made a constant, it gets no gradient, and the other
+inputs the gradients they get when every input needs one.
+
 Inputs are drawn from each row's domains, seeded by the row's and the case's names. Last, a
 ``*_backward`` rule in src/ that no row's graph uses fails the test that looks for them.
 """
@@ -30,7 +33,7 @@ from tinyad import Tensor, Value, gradcheck, topo_sort
 from tinyad.tensor import functional
 from tinyad.tensor.backend import to_numpy
 from array_libraries import LIBRARIES, TOLERANCE as SAME, kind, namespace, to  # tests/array_libraries.py
-from op_families import FAMILIES, Case, Op, draw  # tests/op_families.py
+from op_families import FAMILIES, Case, Op, draw, each_input_of_each_op  # tests/op_families.py
 from torch_reference import needs_torch, torch  # tests/torch_reference.py
 
 # How closely each float type must agree: float64 with PyTorch's float64, float32 with float64.
@@ -189,6 +192,28 @@ def test_tensor_in_another_library_gives_numpys_numbers(library, family, name, l
         assert type(x.grad) is kind(xp), "a gradient stays in its tensor's library"
         assert x.grad.dtype == x.dtype and tuple(x.grad.shape) == x.shape
         np.testing.assert_allclose(to_numpy(x.grad), e.grad, **SAME)
+
+
+# -- an input that needs no gradient -------------------------------------------------------------
+
+INPUTS_OF_OPS_OF_SEVERAL = [p for p in each_input_of_each_op() if len(p.values[1].shapes) > 1]
+
+
+@pytest.mark.parametrize("op, case, i", INPUTS_OF_OPS_OF_SEVERAL)
+def test_an_input_that_needs_no_gradient_gets_none_and_the_others_theirs(op, case, i):
+    # A rule that fed a parent without asking whether it requires grad filled a constant's grad (a
+    # batch's, a target's); one that asked another parent (the weight's flag for the bias) left a
+    # gradient out. The rows give every input a gradient, so neither showed there.
+    rng = np.random.default_rng(i)
+    arrays = [draw(rng, op.domain(j), shape) for j, shape in enumerate(case.shapes)]
+    every = [Tensor(a, requires_grad=True) for a in arrays]
+    op.f(*every, **case.kwargs).sum().backward()
+    some = [Tensor(a, requires_grad=j != i) for j, a in enumerate(arrays)]
+    op.f(*some, **case.kwargs).sum().backward()
+    assert some[i].grad is None
+    for j in range(len(arrays)):
+        if j != i:
+            np.testing.assert_array_equal(some[j].grad, every[j].grad)
 
 
 # -- every backward rule has a row ----------------------------------------------------------
