@@ -121,6 +121,7 @@ def test_mixing_libraries_in_one_op_names_both(xp):
         (lambda: F.mse(theirs, ours), "in 'mse'"),
         (lambda: F.cross_entropy(Tensor(np.ones((2, 3))), Tensor(to(xp, np.array([0.0, 1.0])))),
          "in 'cross_entropy'"),
+        (lambda: F.cross_entropy(Tensor(np.ones((2, 3))), to(xp, np.array([0, 1]))), "in 'cross_entropy'"),
         (lambda: theirs.sum().backward(np.ones(())), "in 'backward'"),
     ]
     for make, words in cases:

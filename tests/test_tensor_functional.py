@@ -121,9 +121,20 @@ def test_mse_needs_matching_shapes_and_entries():
         F.mse(Tensor(np.zeros((0, 2))), np.zeros((0, 2)))
 
 
-def test_linear_names_both_shapes():
-    with pytest.raises(ValueError, match=r"\(4, 3\).*\(2, 5\)"):
-        F.linear(Tensor(np.zeros((4, 3))), Tensor(np.zeros((2, 5))))
+@pytest.mark.parametrize("x_shape, w_shape, pytorch_layout", [
+    ((4, 3), (2, 5), False),
+    ((4, 3), (3,), False),  # a weight of one axis, though its length fits
+    ((4, 3), (5,), False),
+    ((), (3, 2), False),
+    ((4, 3), (2, 3), True),  # (nout, nin): the weight as PyTorch's nn.Linear keeps it
+    ((2, 4, 3), (5, 3), True),
+])
+def test_linear_names_both_shapes(x_shape, w_shape, pytorch_layout):
+    with pytest.raises(ValueError) as caught:
+        F.linear(Tensor(np.zeros(x_shape)), Tensor(np.zeros(w_shape)))
+    said = str(caught.value)
+    assert said.startswith(f"linear cannot multiply shapes {x_shape} and {w_shape}: it needs x of shape (..., ")
+    assert ("as PyTorch's nn.Linear keeps it, pass weight.T" in said) == pytorch_layout, said
 
 
 @needs_torch
@@ -139,6 +150,8 @@ def test_softmax_family_needs_one_int_axis():
         for bad in ((0, 1), None, 1.0):
             with pytest.raises(TypeError, match=r"one axis, an int; got axis="):
                 fn(x, axis=bad)
+        with pytest.raises(ValueError, match=r"need a tensor with at least one axis, got shape \(\)"):
+            fn(Tensor(1.0))
 
 
 def test_array_arguments_take_the_dtype_of_float32_parameters():
