@@ -203,6 +203,7 @@ INDEXES = {
     "..., ::2": (Ellipsis, slice(None, None, 2)),
     "None, 0": (None, 0),
     ":, None, 0": (slice(None), None, 0),  # the gradient of shape (3, 1) goes back into a column of shape (3,)
+    "[2] one entry": [2],
     "[0, 2, 0, 0] repeated": [0, 2, 0, 0],
     "[0, 1, 1], [3, 3, 3] repeated": (np.array([0, 1, 1]), np.array([3, 3, 3])),
     ":, [[0, 0], [1, 3]]": (slice(None), np.array([[0, 0], [1, 3]])),
