@@ -253,6 +253,18 @@ def test_exp_overflow_names_the_node():
         Value(1000.0, "big").exp()
 
 
+def test_exp_refuses_the_first_number_whose_exp_is_inf():
+    # As the array engine's exp (tests/test_tensor_ops.py): the largest float whose exp is finite
+    # gets its exp and slope, the next one up is refused. A limit of 709, or >= for >, refused both.
+    edge = 709.782712893384
+    x = Value(edge)
+    out = x.exp()
+    out.backward()
+    assert out.data == math.exp(edge) and x.grad == math.exp(edge)
+    with pytest.raises(OverflowError, match=r"exp\(709\.7827128933841\) overflows a float"):
+        Value(math.nextafter(edge, math.inf)).exp()
+
+
 def test_power_errors():
     with pytest.raises(TypeError, match="constant"):
         Value(2.0) ** Value(2.0)
@@ -283,6 +295,27 @@ def test_softplus_is_finite_and_exact_at_both_ends():
         y.backward()
         assert y.data == pytest.approx(value, rel=1e-15, abs=0.0), x
         assert v.grad == pytest.approx(slope, rel=1e-15, abs=0.0), x
+
+
+@pytest.mark.parametrize("x", [0.7, -1.3])
+def test_each_function_gives_maths_number(x):
+    # Finite differences check a rule against its op's own forward number, never the number
+    # itself: an exp that gave 2 * e**x passed them, its rule (out.data * out.grad) agreeing. The
+    # rows against PyTorch check the numbers only where PyTorch is installed.
+    v = Value(x)
+    for name, out, expected in [
+        ("exp", v.exp(), math.exp(x)),
+        ("log", (v * v).log(), math.log(x * x)),
+        ("tanh", v.tanh(), math.tanh(x)),
+        ("sigmoid", v.sigmoid(), 1.0 / (1.0 + math.exp(-x))),
+        ("softplus", v.softplus(), math.log1p(math.exp(x))),
+        ("sin", v.sin(), math.sin(x)),
+        ("cos", v.cos(), math.cos(x)),
+        ("relu", v.relu(), max(x, 0.0)),
+        ("cube", v**3, x * x * x),
+        ("sqrt", (v * v) ** 0.5, abs(x)),
+    ]:
+        assert out.data == pytest.approx(expected, rel=1e-15, abs=0.0), name
 
 
 def test_unsupported_operand_is_a_type_error():
@@ -374,6 +407,15 @@ def test_a_power_whose_slope_is_infinite_passes_on_no_gradient_where_none_arrive
     root = Value(0.0) ** 0.5  # where a gradient arrives, the infinite slope is refused
     with pytest.raises(ZeroDivisionError, match="infinite"):
         root.backward()
+
+
+def test_a_power_of_at_least_1_has_a_finite_slope_at_zero():
+    # n * x ** (n - 1) at x = 0 is infinite only for n < 1 (but 0): x ** 1 has slope 1 there,
+    # higher powers 0. A test of n <= 1 refused x ** 1.
+    for n, slope in [(1, 1.0), (1.0, 1.0), (1.5, 0.0), (2, 0.0), (3, 0.0)]:
+        x = Value(0.0)
+        (x**n).backward()
+        assert x.grad == slope, n
 
 
 def test_the_power_zero_has_gradient_zero_even_at_zero():
