@@ -114,6 +114,13 @@ def test_gradcheck_leaves_inputs_as_they_were():
     assert (a.data, a.grad) == (2.0, 0.25)
 
 
+def test_f_gets_leaves_that_keep_the_inputs_labels():
+    # f runs on new leaves (new_leaf), not on the inputs: an error f raises at one names it by the
+    # label it was given, as it would outside gradcheck.
+    with pytest.raises(OverflowError, match=r"exp\(800\.0\) overflows a float .* at the node labelled 'big'"):
+        gradcheck(lambda v: v.exp(), Value(800.0, "big"))
+
+
 def test_gradcheck_refuses_inputs_and_outputs_that_are_not_nodes():
     with pytest.raises(TypeError, match="input 0 is a float"):
         gradcheck(lambda x: x, 2.0)
