@@ -41,6 +41,29 @@ def test_same_seed_same_network_other_seed_other_network():
     ]
 
 
+def test_weights_lie_within_one_over_the_square_root_of_their_inputs_and_biases_start_at_0():
+    # The range of the array engine's layers (tests/test_tensor_nn.py): a range of 1 / nin, or W_x's
+    # and W_h's ranges swapped, or a bias that did not start at 0, went unnoticed.
+    neuron = Neuron(400, seed=0)
+    assert 0.045 < max(abs(w.data) for w in neuron.w) <= 0.05 and neuron.b.data == 0.0
+    cell = RNNCell(400, 25, seed=0)  # W_x reads 400 inputs, W_h 25 hidden units
+    assert 0.045 < max(abs(w.data) for row in cell.wx for w in row) <= 0.05
+    assert 0.18 < max(abs(w.data) for row in cell.wh for w in row) <= 0.2
+    assert all(b.data == 0.0 for b in cell.b)
+
+
+def test_the_neurons_of_a_layer_and_the_layers_of_a_network_are_drawn_apart():
+    # Each neuron draws from a seed of its own. Two drawn alike get the same gradient at every step
+    # and stay alike: a layer given its network's seed for every neuron, a network its seed for every
+    # layer, or an RNN cell one row of W_h for all, made every test here pass.
+    mlp = MLP(3, [3, 3, 3], seed=0)
+    weights = [w.data for layer in mlp.layers for n in layer.neurons for w in n.w]
+    assert len(set(weights)) == len(weights) == 27
+    cell = RNNCell(3, 3, seed=0)
+    weights = [w.data for rows in (cell.wx, cell.wh) for row in rows for w in row]
+    assert len(set(weights)) == len(weights) == 18
+
+
 def test_mlp_last_layer_is_linear():
     mlp = MLP(2, [4, 3], seed=0)
     outs = mlp([0.3, -0.2])
