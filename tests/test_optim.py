@@ -4,6 +4,7 @@ and what they refuse."""
 from __future__ import annotations
 
 import inspect
+import math
 import re
 import warnings
 
@@ -57,6 +58,55 @@ def test_plain_sgd_step_by_hand():
     p.grad = 0.5
     SGD([p], lr=0.1).step()
     assert p.data == 1.0 - 0.1 * 0.5
+
+
+def _steps(make, grads, start=2.0):
+    """A Value and a one-entry Tensor, each at ``start``, stepped by ``make([p])`` with the gradients
+    ``grads`` set by hand, one per step: their data after each step, and the optimiser."""
+    results = []
+    for p in (Value(start), Tensor([start], requires_grad=True)):
+        opt, after = make([p]), []
+        for g in grads:
+            p.grad = g if isinstance(p, Value) else np.array([g])
+            opt.step()
+            after.append(float(p.data) if isinstance(p, Value) else float(p.data[0]))
+        results.append((after, opt))
+    return results
+
+
+@pytest.mark.parametrize("make, grads, expected", [
+    # g = 0.5 + 0.01 * 2 = 0.52: 2 - 0.1 * 0.52.
+    (lambda ps: SGD(ps, lr=0.1, weight_decay=0.01), [0.5], [1.948]),
+    # The buffer starts as the first g, 0.52; then 0.9 * 0.52 + (0.5 + 0.01 * 1.948) = 0.98748.
+    (lambda ps: SGD(ps, lr=0.1, momentum=0.9, weight_decay=0.01), [0.5, 0.5], [1.948, 1.948 - 0.098748]),
+], ids=["weight decay", "momentum and weight decay"])
+def test_sgd_steps_by_hand(make, grads, expected):
+    # Without PyTorch these numbers are the only check of weight decay: its sign, or the term
+    # itself, could be lost.
+    for after, _ in _steps(make, grads):
+        assert after == pytest.approx(expected, rel=1e-14)
+
+
+def test_adam_steps_by_hand():
+    # Gradients 1 then 3, betas (0.5, 0.75). Step 1: m = 0.5, v = 0.25, m_hat = v_hat = 1.
+    # Step 2: m = 0.25 + 1.5 = 1.75, v = 0.1875 + 2.25 = 2.4375; bias corrections 1 - 0.5**2 and
+    # 1 - 0.75**2, so m_hat = 1.75 / 0.75 = 7/3 and v_hat = 2.4375 / 0.4375 = 39/7. (The first step
+    # alone is lr * g / (|g| + eps) whatever the betas: it cannot tell them apart.)
+    eps = 1e-8
+    first = 2.0 - 0.1 / (1.0 + eps)
+    second = first - 0.1 * (7 / 3) / (math.sqrt(39 / 7) + eps)
+    for after, opt in _steps(lambda ps: Adam(ps, lr=0.1, betas=(0.5, 0.75), eps=eps), [1.0, 3.0]):
+        assert after == pytest.approx([first, second], rel=1e-14)
+        state = opt.state[0]
+        assert state["t"] == 2 and float(np.sum(state["m"])) == 1.75 and float(np.sum(state["v"])) == 2.4375
+
+
+def test_adam_adds_weight_decay_to_the_gradient():
+    # At -2 with gradient 0.5, weight decay 0.5 makes g = 0.5 - 1 = -0.5: the first step, of size
+    # lr, goes up. Without the term, with its sign flipped, or decoupled (AdamW's p -= lr * wd * p
+    # beside a step by 0.5), the parameter ends at -2.1 or -2.0 instead.
+    for after, _ in _steps(lambda ps: Adam(ps, lr=0.1, weight_decay=0.5), [0.5], start=-2.0):
+        assert after == pytest.approx([-2.0 + 0.1 * 0.5 / (0.5 + 1e-8)], rel=1e-14)
 
 
 def test_optimiser_zero_grad_and_bad_settings():
