@@ -48,6 +48,19 @@ def _nan_rule(node):
     node.parents[0].grad = node.parents[0].grad + math.nan
 
 
+def test_the_entry_named_is_the_one_furthest_outside_its_tolerance():
+    # Entry 0 has slope 100 and backward is 0.05 off, within rtol * 100; entry 1 has slope 1 and
+    # is 0.01 off, outside rtol * 1. Entry 0's error is the larger, but entry 1 is the wrong one.
+    scale, given = np.array([100.0, 1.0]), np.array([100.05, 1.01])
+
+    def f(t):
+        rule = lambda out: out.parents[0].accumulate(out.grad * given)  # noqa: E731
+        return t.new_node(t.data * scale, parents=(t,), op="scaled", backward_rule=rule).sum()
+
+    with pytest.raises(AssertionError, match=r"at index \(1,\) does not match: backward gave 1\.01, "):
+        gradcheck(f, Tensor([1.0, 1.0]))
+
+
 def test_a_nan_gradient_never_passes():
     def nan_rule(node):
         node.parents[0].accumulate(np.full(node.parents[0].shape, math.nan))
@@ -95,6 +108,41 @@ def test_a_constant_function_passes_with_zero_gradients():
 def test_settings_that_make_no_sense_are_refused(settings, words):
     with pytest.raises(ValueError, match=words):
         gradcheck(lambda v: v * v, Value(1.0), **settings)
+
+
+def _slope_given_by_backward(slope, given):
+    """f(v) = slope * v, whose backward rule gives the slope ``given`` instead: finite differences
+    give ``slope`` to the last digit at v = 2 (the difference is divided by the step really taken)."""
+    def rule(out):
+        out.first.grad += given * out.grad
+
+    return lambda v: Value(slope * v.data, "", (v,), "scaled", rule)
+
+
+@pytest.mark.parametrize("slope, given, settings, passes", [
+    (1.0, 1.0, dict(atol=0.0, rtol=0.0), True),  # exact: error 0 is within a tolerance of 0
+    (1.0, 1.0015, dict(atol=1e-3, rtol=1e-3), True),  # within atol + rtol, not within either alone
+    (1.0, 1.0015, dict(atol=1e-3, rtol=0.0), False),
+    (1.0, 3.0, dict(atol=0.0, rtol=1.0), False),  # rtol of the referee's 1, not of backward's 3
+    (1.0, 1.01, {}, False),  # off by 1%: the defaults refuse it
+    (0.0, 5e-4, {}, False),  # where the slope is 0, atol alone decides
+], ids=["exact", "atol plus rtol", "atol alone", "relative to finite differences", "1% off", "0 slope"])
+def test_the_tolerance_is_atol_plus_rtol_times_the_finite_difference(slope, given, settings, passes):
+    # |backward - numeric| <= atol + rtol * |numeric|, as in torch.autograd.gradcheck. The limits
+    # themselves, max(atol, rtol * ...) for the sum, a tolerance relative to backward's own answer (which
+    # lets any answer too large pass at rtol=1), and default tolerances ten or a hundred times wider
+    # each passed every other test.
+    f = _slope_given_by_backward(slope, given)
+    if passes:
+        assert gradcheck(f, Value(2.0), **settings)
+    else:
+        with pytest.raises(AssertionError, match=rf"backward gave {given:g}, finite differences give {slope:g}"):
+            gradcheck(f, Value(2.0), **settings)
+
+
+def test_a_right_slope_of_0_passes_where_finite_differences_give_eps_squared():
+    # x ** 3 at 0: the central difference is eps**2, not 0, and atol lets it pass.
+    assert gradcheck(lambda v: v**3, Value(0.0))
 
 
 def test_gradcheck_reports_a_wrong_rule():
@@ -414,6 +462,14 @@ def test_an_f_that_is_random_is_named_before_its_noise_is_read_as_a_slope():
     # The same f, seeded inside, passes.
     assert gradcheck(lambda t: (t * Tensor((np.random.default_rng(1).random(t.shape) > 0.5) * 2.0)).tanh().sum(),
                      Tensor(np.linspace(-1, 1, 5), requires_grad=True))
+
+
+def test_an_f_whose_noise_is_one_part_in_a_million_is_named_random_too():
+    # f moves by 1e-6 from call to call, which a central difference over 2e-6 reads as a slope
+    # of order 1: f's randomness, named as such, not a gradient named wrong.
+    rng = np.random.default_rng(0)
+    with pytest.raises(ValueError, match=r"f gave two different results at the same inputs"):
+        gradcheck(lambda v: v * (1.0 + 1e-6 * rng.random()), Value(1.0))
 
 
 def test_labels_given_to_gradcheck_are_told_to_go_inside_f():
