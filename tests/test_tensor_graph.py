@@ -364,6 +364,36 @@ def test_checkpoint_lowers_peak_memory_of_a_deep_stack():
     assert checkpointed < 0.6 * plain, f"peak {checkpointed} B with checkpoint vs {plain} B without"
 
 
+def test_checkpoint_frees_its_recomputed_block_as_the_inner_walk_passes():
+    # The recomputation in backward makes the block's 32 intermediates again; each is freed once the
+    # inner walk has passed it. By the time the walk reaches the block's first node (a probe that
+    # reads the memory in use), the rest are gone: a list of the block's nodes kept through the
+    # walk held them all until it ended.
+    rng = np.random.default_rng(7)
+    x = Tensor(rng.normal(size=(256, 64)), requires_grad=True)
+    weights = _layers(16, 64, seed=8)
+    in_use = []
+
+    def probe_rule(out):
+        in_use.append(tracemalloc.get_traced_memory()[0])
+        out.parents[0].accumulate(out.grad)
+
+    def block(t):
+        h = t.new_node(t.data, parents=(t,), op="probe", backward_rule=probe_rule)
+        return _block(weights)(h)
+
+    y = checkpoint(block, x)
+    gc.collect()
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        y.sum().backward()
+    finally:
+        tracemalloc.stop()
+    activations = (in_use[0] - before) / x.data.nbytes
+    assert activations < 16, f"{activations:.1f} activations in use at the block's first node, of 32"
+
+
 def test_checkpoint_output_used_twice_and_retain_graph():
     rng = np.random.default_rng(5)
     x = Tensor(rng.normal(size=(3, 4)), requires_grad=True)
@@ -451,6 +481,31 @@ def test_checkpoint_whose_recomputation_differs_from_its_forward_is_refused(chan
     with pytest.raises(RuntimeError, match=r"recomputing fn in backward gave another output than the "
                                            r"forward pass \(largest difference .*no fresh random numbers.*opt\.step\(\)"):
         out.sum().backward()
+
+
+@pytest.mark.parametrize("scale, change, refused", [
+    (1e10, 1e-13, False),  # rounding, at any scale: an absolute limit of 1e-6 refused it
+    (1.0, 1e-4, True),  # a small step of w, as a small lr makes: a limit of 1e-3 let it by
+    (1e10, 1e-4, True),
+])
+def test_checkpoint_compares_its_recomputation_to_rounding(scale, change, refused):
+    x = Tensor(np.ones((2, 3)), requires_grad=True)
+    w = Tensor(np.full((3, 3), scale), requires_grad=True)
+    out = checkpoint(lambda a: a @ w, x)
+    w.data = w.data * (1.0 + change)
+    if refused:
+        with pytest.raises(RuntimeError, match=r"recomputing fn in backward gave another output"):
+            out.sum().backward()
+    else:
+        out.sum().backward()
+        np.testing.assert_allclose(x.grad, np.full((2, 3), 3 * scale), rtol=1e-12)
+
+
+def test_checkpoint_over_an_empty_batch():
+    # Its recomputation is compared with nothing to compare: no largest difference of no entries.
+    x = Tensor(np.ones((0, 3)), requires_grad=True)
+    checkpoint(lambda a: (a * 2.0).tanh(), x).sum().backward()
+    assert x.grad.shape == (0, 3)
 
 
 def test_checkpoint_whose_fn_records_nothing_for_inputs_that_need_a_gradient_says_so():
