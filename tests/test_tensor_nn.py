@@ -23,6 +23,10 @@ def test_same_seed_same_network_and_parameters_are_leaves():
         assert p.requires_grad and p.parents == ()
     c = nn.MLP(4, [8, 3], seed=8)
     assert not np.array_equal(a.parameters()[0].data, c.parameters()[0].data)
+    # Each layer draws from a seed of its own: layers of one shape given the network's seed alike
+    # would start alike.
+    square = nn.MLP(4, [4, 4], seed=7)
+    assert not np.array_equal(square.layers[0].W.data, square.layers[1].W.data)
 
 
 def test_float32_network_stays_float32():
@@ -134,12 +138,48 @@ def test_a_float32_network_keeps_float32_for_a_constant_tensor_of_float64_data()
     assert model(Tensor(x, requires_grad=True)).dtype == np.float64
 
 
-def test_a_linear_layers_weights_lie_within_one_over_the_square_root_of_its_inputs():
-    # The docstring's range, [-1/sqrt(nin), 1/sqrt(nin)]: a range of 1/nin went unnoticed.
+def test_weights_lie_within_plus_and_minus_one_over_the_square_root_of_their_inputs():
+    # The docstring's range, [-1/sqrt(nin), 1/sqrt(nin)]: a range of 1/nin, or [0, 1/sqrt(nin)], went
+    # unnoticed; so did an RNN's W_h drawn for nin inputs, or its bias drawn instead of zeros.
     layer = nn.Linear(100, 50, seed=0)
     largest = np.abs(layer.W.data).max()
     assert 0.09 < largest <= 0.1
+    assert layer.W.data.min() < -0.09
     assert not layer.b.data.any()
+    rnn = nn.RNN(400, 25, seed=0)  # W_x reads 400 inputs, W_h 25 hidden units
+    assert 0.045 < np.abs(rnn.W_x.data).max() <= 0.05 and 0.18 < np.abs(rnn.W_h.data).max() <= 0.2
+    assert not rnn.b.data.any()
+
+
+def test_mlp_and_rnn_compute_their_formulas():
+    # The same numbers from NumPy, where PyTorch is not there to compare with: without it, tanh for
+    # relu, relu on the logits too, an RNN that read x[0] at every step, left out its bias or h0, or
+    # returned only its last state each passed every test. (Biases set off 0, so that they count.)
+    rng = np.random.default_rng(9)
+    model = nn.MLP(3, [4, 2], seed=1)
+    for layer in model.layers:
+        layer.b.data = rng.normal(size=layer.b.shape)
+    x = rng.normal(size=(5, 3))
+    w1, b1, w2, b2 = (p.data for p in model.parameters())
+    np.testing.assert_allclose(model(x).data, np.maximum(x @ w1 + b1, 0.0) @ w2 + b2, rtol=1e-12, atol=1e-15)
+    rnn = nn.RNN(3, 4, seed=2)
+    rnn.b.data = rng.normal(size=4)
+    xs, h = rng.normal(size=(6, 2, 3)), rng.normal(size=(2, 4))
+    states = rnn(xs, h0=h)
+    w_x, w_h, b = (p.data for p in rnn.parameters())
+    assert len(states) == 6
+    for x_t, state in zip(xs, states):
+        h = np.tanh(x_t @ w_x + h @ w_h + b)
+        np.testing.assert_allclose(state.data, h, rtol=1e-12, atol=1e-15)
+
+
+def test_zero_grad_clears_every_parameter():
+    for model, x in ((nn.MLP(3, [4, 2], seed=0), np.ones((2, 3))), (nn.RNN(3, 4, seed=0), np.ones((5, 2, 3)))):
+        out = model(x)
+        (out[-1] if isinstance(out, list) else out).sum().backward()
+        assert all(p.grad is not None for p in model.parameters())
+        model.zero_grad()
+        assert all(p.grad is None for p in model.parameters())
 
 
 def test_a_model_deep_copied_or_pickled_is_its_own_and_trains():
