@@ -153,8 +153,9 @@ def test_weights_lie_within_plus_and_minus_one_over_the_square_root_of_their_inp
 
 def test_mlp_and_rnn_compute_their_formulas():
     # The same numbers from NumPy, where PyTorch is not there to compare with: without it, tanh for
-    # relu, relu on the logits too, an RNN that read x[0] at every step, left out its bias or h0, or
-    # returned only its last state each passed every test. (Biases set off 0, so that they count.)
+    # relu, relu on the logits too, an RNN that read x[0] at every step, left out its bias or h0,
+    # started from ones without h0, or returned only its last state each passed every test. (Biases
+    # set off 0, so that they count.)
     rng = np.random.default_rng(9)
     model = nn.MLP(3, [4, 2], seed=1)
     for layer in model.layers:
@@ -171,6 +172,8 @@ def test_mlp_and_rnn_compute_their_formulas():
     for x_t, state in zip(xs, states):
         h = np.tanh(x_t @ w_x + h @ w_h + b)
         np.testing.assert_allclose(state.data, h, rtol=1e-12, atol=1e-15)
+    # Without h0, the state starts at zeros.
+    np.testing.assert_array_equal(rnn(xs)[-1].data, rnn(xs, h0=np.zeros((2, 4)))[-1].data)
 
 
 def test_zero_grad_clears_every_parameter():
