@@ -215,6 +215,7 @@ def test_detach_cuts_the_graph():
     h = a * 3
     d = h.detach()
     assert d.data == h.data and d.parents == () and d.op == ""
+    assert Value(0.5, "h").detach().label == "h"  # a detached hidden state keeps its name in a drawing
     (d * a).backward()
     assert a.grad == 6.0  # only through the second factor
     assert h.grad == 0.0
