@@ -233,14 +233,15 @@ def _stale_state(data: Any, state: dict[str, Any]) -> list[str]:
     if type(data) is np.ndarray:  # asked first: a NumPy parameter's state is asked at every step
         return [name for name, value in state.items()
                 if (value.shape != data.shape or value.dtype != data.dtype if type(value) is np.ndarray
-                    else type(value) is not int and is_array(value) and _other_kind(value, data))]
-    return [name for name, value in state.items() if type(value) is not int and is_array(value)
-            and _other_kind(value, data)]
+                    else _other_kind(value, data))]
+    return [name for name, value in state.items() if _other_kind(value, data)]
 
 
 def _other_kind(kept: Any, data: Any) -> bool:
-    """Whether the array ``kept`` differs from the array ``data`` in shape, library or dtype."""
-    return _shape(kept) != _shape(data) or namespace(kept) is not namespace(data) or kept.dtype != data.dtype
+    """Whether ``kept``, an entry of a parameter's state, is an array that differs from the array
+    ``data`` in shape, library or dtype (a number, such as Adam's step count, is none)."""
+    return (type(kept) is not int and is_array(kept)
+            and (_shape(kept) != _shape(data) or namespace(kept) is not namespace(data) or kept.dtype != data.dtype))
 
 
 def _state_of_another_kind(optimiser: Optimizer, k: int, data: Any, state: dict[str, Any]) -> ValueError:
