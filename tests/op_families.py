@@ -330,6 +330,7 @@ DIVISOR_GRADIENTS = [
     (1e300, 1e100, 1e-300, -1e-200),  # out.grad / b vanishes to 0; the gradient is not 0
     (1e300, 1e-5, 1e-20, -1e290),  # out / b overflows; out.grad / b first does not
     (1e-290, 1e10, 1e300, -1e-10),  # out / b falls below the normal floats; out.grad / b first does not
+    (-1e15, 1e10, 1e-300, 1e-305),  # out.grad / b falls below the normal floats; out / b, negative, does not
 ]
 
 
