@@ -87,7 +87,10 @@ def test_errors_are_the_same_in_any_library(xp):
         Tensor(to(xp, np.ones((2, 3)))).reshape(4)
     with pytest.raises(ValueError, match="got label 3, but there are 3 classes"):
         F.cross_entropy(Tensor(to(xp, np.zeros((2, 3)))), [0, 3])
-    with pytest.raises(OverflowError, match="the gradient through base \\*\\* exponent to the base overflows"):
+    with pytest.raises(ValueError, match=r"targets in \[0, 1\].*1 entries are outside, the first is 1\.5"):
+        F.binary_cross_entropy_with_logits(Tensor(to(xp, np.zeros(2))), to(xp, np.array([0.0, 1.5])))
+    with pytest.raises(OverflowError, match=r"the gradient through base \*\* exponent to the base overflows "
+                                            r"float64 at 1 entries: at index \(0,\), base 2e\+38"):
         x = Tensor(to(xp, np.array([10.0**37 * 20])), requires_grad=True)
         (x**2).backward(to(xp, np.array([1e300])))
 
