@@ -573,6 +573,29 @@ def test_leaf_gradients_never_share_memory_with_other_nodes():
     np.testing.assert_allclose(s.grad, [2.0, 2.0])
 
 
+def test_a_rule_that_writes_into_a_shared_out_grad_fails_there_instead_of_changing_another_gradient():
+    # '+' hands one array to both operands: a rule of one's own that zeroes part of out.grad in
+    # place (relu's mask written into it) would change the other operand's gradient unseen.
+    def relu_in_place(x):
+        def rule(out):
+            g = out.grad
+            g[out.data <= 0] = 0  # the slip: a new array was meant, out.grad * (out.data > 0)
+            x.accumulate(g)
+        return x.new_node(np.maximum(x.data, 0), parents=(x,), op="relu_in_place", backward_rule=rule)
+
+    a = Tensor([-1.0, 2.0], requires_grad=True)
+    b = Tensor([3.0, 4.0], requires_grad=True)
+    loss = ((b * 1.0 + relu_in_place(a * 1.0)) * 1.0).sum()
+    with pytest.raises(ValueError, match="read-only"):
+        loss.backward()
+    # The interior gradients a graph keeps (retain_graph=True) are read-only too; a leaf's is its own.
+    s = b * 1.0 + a * 1.0
+    s.sum().backward(retain_graph=True)
+    assert not s.grad.flags.writeable
+    a.grad *= 0.5
+    np.testing.assert_array_equal(a.grad, [0.5, 0.5])
+
+
 def test_a_linear_bias_gradient_is_its_own_array():
     from tinyad.tensor import nn
 

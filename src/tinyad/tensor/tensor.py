@@ -627,9 +627,10 @@ class Tensor:
 
         The engine never changes an interior node's gradient in place, so a rule may pass
         one array on unchanged (``+`` hands ``out.grad`` itself to both operands) and interior
-        nodes may share it. A leaf's gradient is the learner's to modify
-        (``p.grad *= 0.5`` to clip it), so a leaf's first gradient is copied: it never
-        shares memory with another node's. A rule that made ``grad`` for this call alone
+        nodes may share it; a NumPy one is kept read-only, so a rule that writes into
+        ``out.grad`` fails there instead of changing another node's gradient. A leaf's
+        gradient is the learner's to modify (``p.grad *= 0.5`` to clip it), so a leaf's
+        first gradient is copied: it never shares memory with another node's. A rule that made ``grad`` for this call alone
         says so with ``fresh=True`` (``linear``'s and ``rnn_step``'s rules do), and a leaf
         keeps it without a copy. Being its own, a leaf's gradient takes later gradients in
         place (``grad += ...``, as PyTorch's leaves do).
@@ -647,10 +648,15 @@ class Tensor:
             check_data_set_by_hand(self)  # an array of ints would take the gradient as ints
             grad = self.xp.astype(grad, data.dtype)  # a new array
             fresh = True
-        if self.grad is None:
-            self.grad = grad if fresh or self.parents else self.xp.asarray(grad, copy=True)
-        elif self.parents:  # an interior node's gradient may be shared with another node's
-            self.grad = self.grad + grad
+        if self.parents:
+            if self.grad is not None:
+                self.grad = self.grad + grad  # a new array, this node's alone
+                return
+            if not fresh and type(grad) is np.ndarray:  # an array a rule may have given another node too
+                grad.setflags(write=False)  # setflags: the quickest way to NumPy's flag
+            self.grad = grad
+        elif self.grad is None:
+            self.grad = grad if fresh else self.xp.asarray(grad, copy=True)
         else:
             # A leaf's own array: add in place, as a hand-written loop does (dw += ...). A weight
             # used at every step of an RNN takes T gradients, and a new array for each sum costs
