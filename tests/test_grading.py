@@ -506,6 +506,21 @@ def test_the_learners_line_is_the_deepest_of_their_frames_not_the_engines():
     assert "return (Tensor(a) @ Tensor(b)).sum()" in text and "tensor" + "/binary.py" not in text
 
 
+def test_a_write_into_a_read_only_array_in_the_learners_code_says_what_the_array_most_likely_is():
+    def rule_in_place(g, mask):
+        g[mask] = 0  # out.grad changed in place, where g * ~mask was meant
+
+    g = np.ones(3)
+    g.setflags(write=False)  # as the engine keeps a gradient it may have handed to two nodes
+    text = failure_of(lambda: grading.call_checked(rule_in_place, g, np.array([True, False, True]),
+                                                   what="w", tried="t", hint="h"))
+    assert "ValueError: assignment destination is read-only" in text
+    assert "such as a rule's out.grad, which may be another node's gradient too: make a new array" in text
+    text = failure_of(lambda: grading.call_checked(lambda: np.linalg.inv(np.ones((2, 3))), what="w",
+                                                   tried="t", hint="h"))
+    assert "out.grad" not in text  # another error of the learner's line says nothing of it
+
+
 def test_an_error_raised_outside_the_learners_code_is_named_without_a_line():
     text = failure_of(lambda: grading.call_checked(np.linalg.inv, np.ones((2, 3)), what="w",
                                                    tried="inv", hint="h"))

@@ -121,11 +121,19 @@ def learner_line(error: BaseException) -> str:
     return where + (f"\n    {source}" if source else "")
 
 
+# NumPy's words for a write into a read-only array ("assignment destination is read-only",
+# "output array is read-only"): in a learner's code, most often a rule changing out.grad in place.
+READ_ONLY = "is read-only"
+
+
 def raised(error: BaseException) -> str:
     """An error of the learner's code as a check reports it: ``ValueError: ...``, then the line."""
     name = type(error).__name__
     text = f"{name}: {error}" if str(error) else name
     where = learner_line(error)
+    if where and isinstance(error, ValueError) and READ_ONLY in str(error):
+        where += ("\n(an array the engine hands out to be read, such as a rule's out.grad, which may be "
+                  "another node's gradient too: make a new array, out.grad * mask, rather than change it)")
     return text + (f"\nin your code: {where}" if where else "")
 
 
