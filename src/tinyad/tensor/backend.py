@@ -106,13 +106,16 @@ def set_by_hand(what: str) -> TypeError:
     )
 
 
-# What NumPy's arithmetic on a 0-d array of a Tensor's gives: a NumPy scalar of its dtype.
-FLOAT_SCALARS = (np.float64, np.float32)
+# The dtypes a Tensor holds, by name; as NumPy's scalar types (what NumPy's arithmetic on a 0-d
+# array of a Tensor's gives: a NumPy scalar of its dtype); and as NumPy's dtypes.
+FLOAT_NAMES = ("float32", "float64")
+FLOAT_SCALARS = tuple(getattr(np, name) for name in FLOAT_NAMES)
+NUMPY_FLOAT_DTYPES = tuple(np.dtype(name) for name in FLOAT_NAMES)
 
 
 def is_float_dtype(dtype: Any) -> bool:
     """Whether ``dtype`` (any library's, or its name) is one a Tensor holds: float32 or float64."""
-    return dtype_name(dtype) in ("float32", "float64")
+    return dtype_name(dtype) in FLOAT_NAMES
 
 
 def held_by_no_tensor(data: Any) -> str:

@@ -18,10 +18,10 @@ import numpy as np
 from tinyad import graph
 from tinyad.validation import as_real, type_name
 from tinyad.tensor.backend import (
-    NUMPY, all_finite, dtype_name, float_dtype, is_array, is_float_dtype, namespace, refuse_torch_graph, to_numpy,
+    NUMPY, NUMPY_FLOAT_DTYPES, all_finite, dtype_name, float_dtype, is_array, is_float_dtype, namespace,
+    refuse_torch_graph, to_numpy,
 )
 
-FLOAT_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
 # The entries of a list that are surely not nodes, told at a glance (asking each entry whether it
 # is a node costs ten times more than converting a long list of numbers): Python's numbers and
 # lists; NumPy's scalars (which have a .data of their own) are told by np.generic.
@@ -36,7 +36,7 @@ def as_float_array(data: Any, dtype: Any = None) -> Any:
     Lists, numbers and NumPy arrays give a NumPy array; an array of another library stays in
     it (``library_array``).
     """
-    if type(data) is np.ndarray and dtype is None and data.dtype in FLOAT_DTYPES:
+    if type(data) is np.ndarray and dtype is None and data.dtype in NUMPY_FLOAT_DTYPES:
         # A batch of floats, as a training loop passes on every step: asked first, as it needs
         # no conversion, only the finiteness test that the general path below ends with.
         if not all_finite(data, NUMPY):
@@ -73,7 +73,7 @@ def as_float_array(data: Any, dtype: Any = None) -> Any:
     if kind in "biu":  # bool, signed and unsigned integers: friendly conversion
         target = dtype or np.dtype(np.float64)
     elif kind == "f":
-        target = dtype or (array.dtype if array.dtype in FLOAT_DTYPES else np.dtype(np.float64))
+        target = dtype or (array.dtype if array.dtype in NUMPY_FLOAT_DTYPES else np.dtype(np.float64))
         if not all_finite(array, NUMPY):
             _refuse_non_finite(np.isfinite(array), "nan or inf")
     else:
