@@ -234,7 +234,6 @@ def cannot_combine(a: Any, xp_a: ModuleType, b: Any, xp_b: ModuleType, op: str) 
     )
 
 
-
 def share_place(a: Any, b: Any) -> bool:
     """Whether Tensors ``a`` and ``b`` hold arrays of one library on one device (NumPy's all live on
     the CPU: no device to ask for, and every op of a NumPy step asks)."""
