@@ -630,10 +630,11 @@ class Tensor:
         nodes may share it; a NumPy one is kept read-only, so a rule that writes into
         ``out.grad`` fails there instead of changing another node's gradient. A leaf's
         gradient is the learner's to modify (``p.grad *= 0.5`` to clip it), so a leaf's
-        first gradient is copied: it never shares memory with another node's. A rule that made ``grad`` for this call alone
-        says so with ``fresh=True`` (``linear``'s and ``rnn_step``'s rules do), and a leaf
-        keeps it without a copy. Being its own, a leaf's gradient takes later gradients in
-        place (``grad += ...``, as PyTorch's leaves do).
+        first gradient is copied: it never shares memory with another node's. A rule that
+        made ``grad`` for this call alone says so with ``fresh=True`` (``linear``'s and
+        ``rnn_step``'s rules do): a leaf keeps it without a copy, an interior node leaves it
+        writable. Being its own, a leaf's gradient takes later gradients in place
+        (``grad += ...``, as PyTorch's leaves do).
         """
         data = self.data
         if type(grad) is not type(data):  # a NumPy scalar from a 0-d op; or a rule's slip
