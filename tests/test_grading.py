@@ -95,6 +95,9 @@ def test_check_close_refuses_nodes_and_tensors_even_inside_lists():
     torch = pytest.importorskip("torch", reason="PyTorch is not installed (the torch extra)")
     with pytest.raises(AssertionError, match="not a node or a tensor"):
         grading.check_close([torch.tensor(2.0, dtype=torch.float64)], [2.0], "what", "tried", HINT)
+    with pytest.raises(AssertionError, match="not a node or a tensor"):  # its class is in torch.nn
+        grading.check_close(torch.nn.Parameter(torch.ones(2, dtype=torch.float64)), [1.0, 1.0], "what", "tried",
+                            HINT)
 
 
 def test_check_close_refuses_nodes_inside_an_object_array():
@@ -111,6 +114,45 @@ def test_check_close_passes_within_tolerance():
     grading.check_close(np.array([1.0, 2.0]), [1.0, 2.0], "what", "tried", HINT)
     grading.check_close(None, None, "what", "tried", HINT)
     grading.check_close(2.05, 2.0, "what", "tried", HINT, atol=0.1)
+
+
+def test_check_close_allows_1e_9_plus_1e_7_of_the_expected_value_by_default():
+    grading.check_close(1.0 + 1e-7, 1.0, "what", "tried", HINT)
+    grading.check_close(5e-10, 0.0, "what", "tried", HINT)
+    for got, expected in [(1.0 + 2e-7, 1.0), (2e-9, 0.0)]:
+        with pytest.raises(AssertionError):
+            grading.check_close(got, expected, "what", "tried", HINT)
+
+
+def test_check_close_measures_the_relative_tolerance_against_the_expected_value_not_the_answer():
+    # 3.6 is within 0.25 + 0.5 * 3.6 of 2.0, but not within 0.25 + 0.5 * 2.0.
+    with pytest.raises(AssertionError, match=r"\(off by 1.6, where 1.25 is allowed\)"):
+        grading.check_close(3.6, 2.0, "what", "tried", HINT, atol=0.25, rtol=0.5)
+
+
+def test_check_close_fails_an_answer_where_none_is_expected():
+    text = failure_of(lambda: grading.check_close(1.0, None, "w", "t", HINT))
+    assert "expected: None\n  got:      1.0\n" in text
+
+
+def test_check_close_names_an_int_beyond_any_float_by_its_digits():
+    text = failure_of(lambda: grading.check_close(10**400, 2.0, "w", "t", HINT))
+    assert "got:      an int of 401 digits (of type int)\n" in text
+
+
+def test_check_close_shows_a_number_to_10_digits_and_an_array_to_6():
+    text = failure_of(lambda: grading.check_close(1 / 3, 0.5, "w", "t", HINT))
+    assert "expected: 0.5\n  got:      0.3333333333\n" in text
+    text = failure_of(lambda: grading.check_close(np.array([1 / 3, 2 / 3]), np.array([0.5, 0.5]), "w", "t", HINT))
+    assert "got:      [0.333333 0.666667]\n" in text
+    text = failure_of(lambda: grading.check_close(list(np.arange(100) / 3), np.zeros(100), "w", "t", HINT))
+    assert "got:      a list of shape (100,): [ 0.        0.333333  0.666667 ... 32.333333 32.666667 33.      ]" in text
+
+
+def test_check_close_reads_an_object_array_of_numbers_and_refuses_one_holding_text():
+    grading.check_close(np.array([1.0, 2], dtype=object), [1.0, 2.0], "w", "t", HINT)
+    with pytest.raises(AssertionError):
+        grading.check_close(np.array([1.0, "2"], dtype=object), [1.0, 2.0], "w", "t", HINT)
 
 
 # -- check_topo_order ---------------------------------------------------------------
@@ -677,7 +719,10 @@ def test_check_close_shows_a_long_answer_by_its_ends():
     assert "[   1.    2.    3. ...  998.  999. 1000.]" in text
     assert len(text) < 1000
     short = failure_of(lambda: grading.check_close([1.5, 2], [1.0, 2.0], "w", "t", HINT))
-    assert "[1.5, 2]" in short  # a short list as the learner wrote it
+    assert "got:      [1.5, 2]\n" in short  # a short list as the learner wrote it, whole
+    many = [1 / 3] * 40  # few enough entries to be shown as written, too many characters
+    text = failure_of(lambda: grading.check_close(many, [0.0] * 40, "w", "t", HINT))
+    assert f"got:      {repr(many)[:300]} ... ({len(repr(many))} characters)\n" in text
 
 
 def test_an_expected_inf_is_named_without_a_warning_or_an_infinite_tolerance():
