@@ -511,6 +511,12 @@ def test_a_part_over_several_lines_is_indented_under_its_first():
         "  got:      first line", "            second line", "", "            fourth", "  hint:     h"]
 
 
+def test_an_empty_part_is_left_empty():
+    with pytest.raises(AssertionError) as error:
+        grading.fail("w", "", "e", "g", "h")
+    assert str(error.value).splitlines()[1].rstrip() == "  tried:"
+
+
 def test_pytest_hides_the_grading_frames():
     with pytest.raises(AssertionError) as error:
         grading.check_close(3.0, 2.0, "what", "tried", HINT)
@@ -558,6 +564,7 @@ def test_a_write_into_a_read_only_array_in_the_learners_code_says_what_the_array
                                                    what="w", tried="t", hint="h"))
     assert "ValueError: assignment destination is read-only" in text
     assert "such as a rule's out.grad, which may be another node's gradient too: make a new array" in text
+    assert f"in your code: {__file__}, line {rule_in_place.__code__.co_firstlineno + 1}, in rule_in_place" in text
     text = failure_of(lambda: grading.call_checked(lambda: np.linalg.inv(np.ones((2, 3))), what="w",
                                                    tried="t", hint="h"))
     assert "out.grad" not in text  # another error of the learner's line says nothing of it
@@ -567,6 +574,57 @@ def test_an_error_raised_outside_the_learners_code_is_named_without_a_line():
     text = failure_of(lambda: grading.call_checked(np.linalg.inv, np.ones((2, 3)), what="w",
                                                    tried="inv", hint="h"))
     assert "got:      LinAlgError: " in text and "in your code" not in text
+    with pytest.raises(np.linalg.LinAlgError) as error:
+        np.linalg.inv(np.ones((2, 3)))
+    assert text.splitlines()[3:5] == [f"  got:      LinAlgError: {error.value}", "  hint:     h"]
+
+
+def test_in_ipython_a_cell_is_named_as_ipython_names_it_and_a_file_by_its_path(monkeypatch):
+    # IPython 8 and later name a cell's code "Cell In[4]" and have no name for a file's.
+    class Compiler:
+        def format_code_name(self, filename):
+            return ("Cell", "In[4]") if filename == "<cell 3>" else None
+
+    shell = type("Shell", (), {"compile": Compiler()})()
+    monkeypatch.setitem(sys.modules, "IPython", type(sys)("IPython"))
+    monkeypatch.setattr(sys.modules["IPython"], "get_ipython", lambda: shell, raising=False)
+    namespace = {}
+    exec(compile("def halve(x):\n    return x / 0\n", "<cell 3>", "exec"), namespace)
+    text = failure_of(lambda: grading.call_checked(namespace["halve"], 1.0, what="w", tried="t", hint="h"))
+    assert "in your code: Cell In[4], line 2, in halve" in text
+
+    def halve(x):
+        return x / 0  # in a file of the learner's own, which a cell imported
+
+    text = failure_of(lambda: grading.call_checked(halve, 1.0, what="w", tried="t", hint="h"))
+    assert f"in your code: {__file__}, line {halve.__code__.co_firstlineno + 1}, in halve" in text
+
+
+def test_an_error_without_a_message_is_named_by_its_type_alone():
+    def fails():
+        raise ValueError
+
+    text = failure_of(lambda: grading.call_checked(fails, what="w", tried="t", hint="h"))
+    assert text.splitlines()[3] == "  got:      ValueError"
+
+
+def test_a_frame_in_one_of_pythons_frozen_modules_is_not_the_learners_line():
+    import os
+
+    def read_setting():
+        return os.environ["TINYAD_NO_SUCH_SETTING"]  # raised in "<frozen os>" from Python 3.11 on
+
+    text = failure_of(lambda: grading.call_checked(read_setting, what="w", tried="t", hint="h"))
+    assert f"in your code: {__file__}, line {read_setting.__code__.co_firstlineno + 1}, in read_setting" in text
+
+
+def test_code_run_by_exec_is_the_learners_though_its_source_is_not_on_disk():
+    # As the tests run a cell: its frames' file is "<...>", and linecache has no line to show.
+    namespace = {}
+    exec(compile("def halve(x):\n    return x / 0\n", "<cell 3>", "exec"), namespace)
+    text = failure_of(lambda: grading.call_checked(namespace["halve"], 1.0, what="w", tried="t", hint="h"))
+    assert text.splitlines()[3:] == ["  got:      ZeroDivisionError: float division by zero",
+                                     "            in your code: <cell 3>, line 2, in halve", "  hint:     h"]
 
 
 def test_an_error_in_a_learners_rule_or_function_is_reported_by_the_other_helpers():
@@ -647,7 +705,10 @@ def test_in_a_notebook_an_error_in_the_learners_code_names_the_input_and_their_l
     assert error["ename"] == "CheckFailed" and "hint:" in error["evalue"]
     lines = error["traceback"]
     # IPython 8 and later name a cell "Cell In[2]"; IPython 7 (which ipykernel 6 allows) by its file.
-    assert re.fullmatch(r"            in your code: (Cell In\[2\]|/\S+\.py), line 3, in lse", lines[4]), lines[4]
+    import IPython
+
+    place = r"Cell In\[2\]" if IPython.version_info >= (8,) else r"/\S+\.py"
+    assert re.fullmatch(rf"            in your code: {place}, line 3, in lse", lines[4]), lines[4]
     assert lines[:4] + lines[5:] == [
         "CheckFailed: lse",
         "  tried:    lse(np.ones((2, 3)), axis=1)",
