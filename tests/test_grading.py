@@ -525,6 +525,55 @@ def test_pytest_hides_the_grading_frames():
     assert "grading.py" in every and shown == ["test_grading.py"], (every, shown)
 
 
+@pytest.mark.parametrize("call", [
+    lambda: grading.check(False, "w", "t", "e", "g", "h"),
+    lambda: grading.call_checked(lambda: 1 / 0, what="w", tried="t", hint="h"),
+    lambda: grading.call_strictly(np.log, np.zeros(1), what="w", tried="t", hint="h"),
+    lambda: grading.check_topo_order([], Value(1.0), "h"),
+    lambda: grading.call_without_recursion(lambda: 1 / 0, what="w", tried="t"),
+    lambda: grading.check_finite_differences(square_with(lambda a, out: -2 * a.data * out.grad), [Node(1.5)],
+                                             "w", "t", "h"),
+    lambda: grading.check_shape(None, (3,), "w", "t", "h"),
+    lambda: grading.check_array_gradient(cube_sum, X, -X, "w", "t", "h"),
+], ids=["check", "call_checked", "call_strictly", "check_topo_order", "call_without_recursion",
+        "check_finite_differences", "check_shape", "check_array_gradient"])
+def test_pytest_hides_the_frames_of_every_check(call):
+    with pytest.raises(AssertionError) as error:
+        call()
+    shown = [Path(entry.path).name for entry in error.traceback.filter(error)]
+    assert "grading.py" not in shown, shown
+
+
+def blank(*args):
+    raise NotImplementedError("Exercise 1 is not started")
+
+
+@pytest.mark.parametrize("call", [
+    lambda: grading.call_checked(blank, what="w", tried="t", hint="h"),
+    lambda: grading.call_strictly(blank, what="w", tried="t", hint="h"),
+    lambda: grading.check_started(blank),
+    lambda: grading.call_without_recursion(blank, what="w", tried="t"),
+    lambda: grading.check_finite_differences(blank, [Value(1.0)], "w", "t", "h"),
+    lambda: grading.check_array_gradient(blank, X, X, "w", "t", "h"),
+], ids=["call_checked", "call_strictly", "check_started", "call_without_recursion", "check_finite_differences",
+        "check_array_gradient"])
+def test_every_helper_that_runs_the_learners_code_lets_a_blank_through_without_its_own_frames(call):
+    with pytest.raises(grading.NotStarted, match="Exercise 1 is not started") as error:
+        call()
+    shown = [Path(entry.path).name for entry in error.traceback.filter(error)]
+    assert "grading.py" not in shown, shown
+
+
+def test_check_started_says_whether_an_answer_runs():
+    assert grading.check_started(lambda x, scale: x * scale, 1.0, scale=2.0) is True
+    assert grading.check_started(lambda: 1 / 0) is False  # as an answer that needs a missing package
+
+
+def test_not_checked_prints_what_goes_unchecked_in_the_words_the_score_table_reads(capsys):
+    grading.not_checked("torch_grads, as PyTorch is not installed")
+    assert capsys.readouterr().out == "not checked: torch_grads, as PyTorch is not installed\n"
+
+
 def the_learners_lse(x, axis):
     m = np.max(x, axis=axis)  # keepdims forgotten: x - m does not broadcast along axis 1
     return m + np.log(np.sum(np.exp(x - m), axis=axis))
