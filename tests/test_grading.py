@@ -345,6 +345,8 @@ def test_check_shape_passes_a_right_shape_from_an_array_a_tensor_or_a_tuple():
     grading.check_shape(Tensor(np.ones((2, 3))), (2, 3), "w", "t", "h")
     grading.check_shape((5, 4), (5, 4), "w", "t", "h")
     grading.check_shape(np.float64(2.0), (), "w", "t", "h")
+    grading.check_shape(np.zeros((3, 1)), [3, 1], "w", "t", "h")  # the expected shape as a list
+    grading.check_shape((0, 3), (0, 3), "w", "t", "h")  # an axis of size 0
 
 
 def test_a_tensor_where_an_array_belongs_is_named_by_its_library():
@@ -366,6 +368,14 @@ def test_check_shape_names_the_axis_left_unsummed():
     assert "the added axis 0 was not summed and the stretched axis 1 was not summed" in text
 
 
+def test_check_shape_names_several_axes_left_unsummed_or_kept():
+    text = failure_of(lambda: grading.check_shape(np.zeros((2, 3, 4)), (1, 1), "w", "t", "h"))
+    assert text.splitlines()[3] == ("  got:      shape (2, 3, 4): the added axis 0 was not summed and the "
+                                    "stretched axes 1, 2 were not summed")
+    text = failure_of(lambda: grading.check_shape(np.zeros((1, 1, 4)), (4,), "w", "t", "h"))
+    assert "got:      shape (1, 1, 4): the added axes 0, 1 are still there, of size 1 (summed with" in text
+
+
 def test_check_shape_says_when_a_summed_axis_was_kept_with_size_1():
     # A bias's gradient summed with keepdims=True: before, "the added axis 0 was not summed".
     text = failure_of(lambda: grading.check_shape(np.zeros((1, 4)), (4,), "w", "t", "h"))
@@ -377,14 +387,19 @@ def test_check_shape_says_when_too_much_was_summed():
         lambda: grading.check_shape(np.zeros(3), (3, 1), "w", "t", "h"))
     assert "axis 0 was summed away" in failure_of(
         lambda: grading.check_shape(np.zeros(4), (3, 4), "w", "t", "h"))
+    assert "axes 0 to 1 were summed away" in failure_of(
+        lambda: grading.check_shape(np.zeros(4), (2, 3, 4), "w", "t", "h"))
+    text = failure_of(lambda: grading.check_shape(np.zeros(5), (3, 4), "w", "t", "h"))  # not summed: wrong
+    assert text.splitlines()[3] == "  got:      shape (5,)"
 
 
 def test_check_shape_fails_a_wrong_shape_none_a_non_shape_and_a_nan():
     text = failure_of(lambda: grading.check_shape(np.zeros((3, 5)), (3, 4), "w", "t", "h"))
     assert text.splitlines()[3].strip() == "got:      shape (3, 5)"
-    failure_of(lambda: grading.check_shape(None, (3,), "w", "t", "h"))
+    assert "got:      None\n" in failure_of(lambda: grading.check_shape(None, (3,), "w", "t", "h"))
     failure_of(lambda: grading.check_shape("(3,)", (3,), "w", "t", "h"))
-    failure_of(lambda: grading.check_shape((3.5,), (3,), "w", "t", "h"))
+    for not_a_shape in [(3.5,), (3, 4.0), (-1, 4)]:
+        assert "which is not a shape" in failure_of(lambda: grading.check_shape(not_a_shape, (3, 4), "w", "t", "h"))
     grad = np.zeros((3, 1))
     grad[1, 0] = np.nan
     assert "1 nan or inf entries" in failure_of(lambda: grading.check_shape(grad, (3, 1), "w", "t", "h"))
