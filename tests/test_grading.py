@@ -219,6 +219,22 @@ def test_call_without_recursion_returns_what_an_iterative_answer_returns():
     assert math.isnan(grading.call_without_recursion(lambda: math.nan, what="w", tried="t"))
 
 
+def test_call_without_recursion_fails_a_recursion_that_stays_under_pythons_limit():
+    text = failure_of(lambda: grading.call_without_recursion(depth, chain(300), what="w", tried="t"))
+    assert re.search(r"got:      an answer, from \d{3} nested calls: a recursion as deep as the graph", text), text
+
+
+def test_call_without_recursion_counts_the_depth_after_many_calls_made_one_after_another():
+    def busy_then_recursive(root):
+        for _ in range(1000):  # calls of Python and of C functions that each return before the next
+            abs(-1.0)
+            (lambda: None)()
+        return depth(root)
+
+    text = failure_of(lambda: grading.call_without_recursion(busy_then_recursive, chain(300), what="w", tried="t"))
+    assert re.search(r"got:      an answer, from \d{3} nested calls", text), text
+
+
 def test_call_without_recursion_fails_a_recursion_error():
     with pytest.raises(AssertionError, match="RecursionError") as error:
         grading.call_without_recursion(depth, chain(3000), what="w", tried="t")
@@ -492,6 +508,26 @@ X = np.array([[0.5, -1.0], [2.0, 0.25]])
 
 def test_check_array_gradient_passes_the_right_gradient():
     grading.check_array_gradient(cube_sum, X, 3 * X ** 2, "w", "t", "h")
+
+
+def test_check_array_gradient_passes_a_steep_functions_gradient():
+    # Differences 1e-3 apart would be off by 1.3e-3 here, beyond the 2e-4 allowed.
+    grading.check_array_gradient(lambda x: np.sum(np.exp(20 * x)), np.zeros(3), np.full(3, 20.0), "w", "t", "h")
+
+
+def test_check_array_gradient_allows_a_tolerance_relative_to_the_gradient():
+    # At x = 100 the differences are off by about 1e-4 from rounding, within 1e-5 of 30000.
+    grading.check_array_gradient(cube_sum, np.full(2, 100.0), np.full(2, 30000.0), "w", "t", "h")
+    text = failure_of(lambda: grading.check_array_gradient(lambda x: np.sum(1e-3 * x), np.ones(2), np.full(2, 2e-3),
+                                                           "w", "t", "h"))
+    assert "expected: 0.001 at index (0,) (finite differences)" in text
+
+
+def test_check_array_gradient_given_none_says_to_return_the_gradient():
+    text = failure_of(lambda: grading.check_array_gradient(cube_sum, X, None, "w", "t", "3 x^2"))
+    assert text.endswith("hint:     return the gradient: an array of real numbers in the input's shape")
+    text = failure_of(lambda: grading.check_array_gradient(cube_sum, X, "3 x^2", "w", "t", "3 x^2"))
+    assert text.endswith("hint:     3 x^2")
 
 
 @pytest.mark.parametrize("grad,expected", [
