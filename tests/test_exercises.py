@@ -143,17 +143,17 @@ def test_generation_is_byte_for_byte_deterministic():
 @pytest.mark.parametrize(
     "source, complaint",
     [
-        ("### BEGIN SOLUTION\nx = 1", "never closed"),
-        ("x = 1\n### END SOLUTION", "without BEGIN"),
-        ("### BEGIN SOLUTION\n### BEGIN SOLUTION\n### END SOLUTION", "inside"),
-        ("### BEGIN HIDDEN TESTS\nassert True", "never closed"),
+        ("### BEGIN SOLUTION\nx = 1", ": BEGIN SOLUTION is never closed by END SOLUTION"),
+        ("x = 1\n### END SOLUTION", ", line 2: END SOLUTION without BEGIN SOLUTION"),
+        ("### BEGIN SOLUTION\n### BEGIN SOLUTION\n### END SOLUTION", ", line 2: BEGIN SOLUTION inside a SOLUTION block"),
+        ("### BEGIN HIDDEN TESTS\nassert True", ": BEGIN HIDDEN TESTS is never closed by END HIDDEN TESTS"),
     ],
 )
-def test_unbalanced_markers_are_refused_with_the_cell(source, complaint):
+def test_unbalanced_markers_are_refused_with_the_cell_and_line(source, complaint):
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(source)])
-    with pytest.raises(ValueError, match=complaint) as error:
+    with pytest.raises(ValueError) as error:
         nbtools.make_exercise(nb, "07_x.ipynb")
-    assert "07_x.ipynb, cell 0" in str(error.value)
+    assert str(error.value) == "07_x.ipynb, cell 0" + complaint
 
 
 def test_check_cells_are_those_that_call_grading_or_are_tagged():
@@ -262,6 +262,8 @@ def test_normalise_tags_the_marked_cell_and_drops_widget_views():
     assert raising.metadata.tags == [nbtools.RAISES_TAG]
     assert widget.outputs[0].data == {"text/plain": "run this cell"}
     assert "widgets" not in nb.metadata
+    words = v4.new_markdown_cell("A cell that raises on purpose starts with `# NBVAL_RAISES_EXCEPTION`.")
+    assert "tags" not in nbtools.normalise(v4.new_notebook(cells=[words])).cells[0].metadata, "only code raises"
     nbtools.normalise(nb)
     assert raising.metadata.tags == [nbtools.RAISES_TAG], "the tag is added once"
 
@@ -457,12 +459,15 @@ ANSWER = "def f():\n    ### BEGIN SOLUTION\n    return 1\n    ### END SOLUTION"
 @pytest.mark.parametrize("cells, words", [
     # A marker spelled otherwise on both ends was not a block: the exercise handed out the answer.
     ([("md", "## Exercise 1: f"), ("code", ANSWER.replace("SOLUTION", "SOLUTON"))],
-     r"reads like a solution marker: write ### BEGIN SOLUTION"),
+     r"^99_demo.ipynb, cell 1: '### BEGIN SOLUTON' reads like a solution marker: write ### BEGIN SOLUTION"),
     ([("md", "## Exercise 1: f"), ("code", "def f():\n    return 1")],
      r"Exercise 1: f has no ### BEGIN SOLUTION block: its answer would be handed out"),
     # Without its colon a heading is no exercise: its blank counted for none in the score table.
     ([("md", "## Exercise 1 f"), ("code", ANSWER)], r"reads like an exercise heading: write ## Exercise N: title"),
     ([("md", "### Exercise 1: f"), ("code", ANSWER)], r"reads like an exercise heading: write ## Exercise N: title"),
+    # Without its space it is no section: its blank would count for the exercise above it.
+    ([("md", "## Exercise 1: f"), ("code", ANSWER), ("md", "##Exercise 2: g"), ("code", ANSWER)],
+     r"cell 2: '##Exercise 2: g' reads like an exercise heading"),
     ([("md", "## Exercise 1: f"), ("code", ANSWER), ("md", "## Exercise 3: g"), ("code", ANSWER)],
      r"the exercises are numbered \[1, 3\]: number them 1, 2, \.\.\. in order"),
     ([("md", "## Exercise 1: f"), ("code", ANSWER), ("md", "## Exercise 1: g"), ("code", ANSWER)],
@@ -473,6 +478,11 @@ ANSWER = "def f():\n    ### BEGIN SOLUTION\n    return 1\n    ### END SOLUTION"
 def test_exercises_the_build_would_misread_are_refused(cells, words):
     with pytest.raises(ValueError, match=words):
         nbtools.checked_exercise(_solution(*cells), "99_demo.ipynb")
+
+
+def test_a_comment_in_code_that_reads_like_a_heading_is_no_heading():
+    nbtools.checked_exercise(_solution(("md", "## Exercise 1: f"), ("code", "## Exercise 1 helper\n" + ANSWER)),
+                             "99_demo.ipynb")
 
 
 def test_a_learners_copy_in_exercises_is_left_alone():
