@@ -58,6 +58,7 @@ def test_the_text_form_keeps_sources_and_tags_and_nothing_else():
     ]
     assert all(c.outputs == [] and c.execution_count is None for c in back.cells if c.cell_type == "code")
     assert back.cells[2].metadata == {"tags": ["raises-exception"]}
+    nbformat.validate(back)  # a markdown cell with outputs is no notebook nbformat reads back
 
 
 def test_a_changed_text_form_is_seen(tmp_path, monkeypatch):
@@ -69,6 +70,11 @@ def test_a_changed_text_form_is_seen(tmp_path, monkeypatch):
     assert textforms.difference(notebook) == "text/notebooks/99_demo.md is missing"
     twin = textforms.write_text(notebook)
     assert textforms.difference(notebook) is None
+    os.utime(twin, (1, 1))
+    assert textforms.edited_side(notebook) is None, "in step: neither side holds an edit, whichever was saved last"
+    twin.write_text(twin.read_text() + "\n```{code-cell}\ny = 3\n```\n")
+    assert textforms.difference(notebook) == "the notebook has 2 cells, the text form 3"
+    twin.write_text(twin.read_text().replace("\n```{code-cell}\ny = 3\n```\n", ""))
     twin.write_text(twin.read_text().replace("x = 1", "x = 2"))
     assert textforms.difference(notebook) == ("cell 0 (code) differs at its line 1: the notebook has 'x = 1', "
                                               "the text form 'x = 2'")
@@ -120,7 +126,7 @@ def test_writing_text_forms_refuses_to_overwrite_an_edit_not_built_yet(tmp_path,
     twin.write_text(twin.read_text().replace("x = 1", "x = 2"))  # edited, not built
     monkeypatch.setattr(sys, "argv", ["textforms.py"])
     with pytest.raises(SystemExit, match=r"text/notebooks/99_demo.md hold edits their notebooks lack .*"
-                                         r"python tools/build.py 99.*--force"):
+                                         r"\(python tools/build.py 99\).*--force"):
         textforms.main()
     assert "x = 2" in twin.read_text()
     monkeypatch.setattr(sys, "argv", ["textforms.py", "98"])
@@ -129,6 +135,27 @@ def test_writing_text_forms_refuses_to_overwrite_an_edit_not_built_yet(tmp_path,
     monkeypatch.setattr(sys, "argv", ["textforms.py", "--force", "99"])
     textforms.main()
     assert "x = 1" in twin.read_text()
+
+
+def test_writing_the_text_forms_of_named_lessons_writes_theirs_alone(tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr(textforms, "ROOT", tmp_path)
+    (tmp_path / "notebooks").mkdir()
+    (tmp_path / "solutions").mkdir()
+    v4 = nbformat.v4
+    for name in ("98_one", "99_two"):
+        nbformat.write(v4.new_notebook(cells=[v4.new_code_cell(name)]), tmp_path / "notebooks" / f"{name}.ipynb")
+    monkeypatch.setattr(sys, "argv", ["textforms.py", "99"])
+    textforms.main()
+    assert capsys.readouterr().out == "wrote text/notebooks/99_two.md\n"
+    assert not (tmp_path / "text" / "notebooks" / "98_one.md").exists()
+
+
+def test_textforms_py_runs_as_a_script():
+    import subprocess
+
+    run = subprocess.run([sys.executable, str(ROOT / "tools" / "textforms.py"), "00"], capture_output=True,
+                         text=True, env={**os.environ, "PYTHONPATH": str(ROOT / "src")}, timeout=60)
+    assert run.returncode == 1 and "textforms.py: no lesson '00'" in run.stderr, run.stderr
 
 
 NBVAL_MARKERS = {"NBVAL_IGNORE_OUTPUT", "NBVAL_CHECK_OUTPUT", "NBVAL_RAISES_EXCEPTION", "NBVAL_SKIP"}
