@@ -509,6 +509,8 @@ def test_reading_a_file_that_is_no_notebook_names_the_file_and_what_is_wrong(tmp
                       ("<<<<<<< HEAD\n{}", "NotJSONError: Notebook does not appear to be JSON"),
                       ("[]", "AttributeError: "),
                       ('{"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": null}', "TypeError: "),
+                      ('{"nbformat": 4, "nbformat_minor": 5, "metadata": {}}',
+                       "ValidationError: The notebook is invalid and is missing an expected key: cells"),
                       ('{"nbformat": 5, "nbformat_minor": 0, "metadata": {}, "cells": []}',
                        "NBFormatError: Unsupported nbformat version 5"),
                       (NULL_SOURCE, "NotebookValidationError: None is not valid under any of the given schemas, "
