@@ -146,6 +146,36 @@ def test_a_rule_that_returns_its_gradient_is_named_for_both_engines():
         t.new_node(t.data**2, parents=(t,), op="square", backward_rule=square_rule).sum().backward()
 
 
+def test_a_rule_that_cannot_be_called_with_its_node_is_named_for_both_engines():
+    # A rule given by its name, or written to take the gradient as well, failed inside the walk
+    # in Python's words ("'str' object is not callable", "missing 1 required positional argument").
+    def mul_backward(out, grad):
+        for parent in out.parents:
+            parent.grad += grad
+
+    a = Value(3.0)
+    t = Tensor([1.0, 2.0], requires_grad=True)
+    with pytest.raises(TypeError, match=r"the 'square' node's backward rule is 'square_backward', a str, "
+                                        r"not a function: give the function itself"):
+        Value(9.0, "", (a,), "square", "square_backward").backward()
+    with pytest.raises(TypeError, match=r"the 'square' node's backward rule is 'square_backward', a str"):
+        t.new_node(t.data**2, parents=(t,), op="square", backward_rule="square_backward").sum().backward()
+    with pytest.raises(TypeError, match=r"the backward rule mul_backward of the '\*' node cannot be called "
+                                        r"as mul_backward\(node\): a rule takes one argument, its node "
+                                        r"\(read node.grad for the gradient, node.parents for its inputs\)") as raised:
+        Value(2.0, "", (a,), "*", mul_backward).backward()
+    assert raised.value.__cause__ is None and raised.value.__suppress_context__
+    with pytest.raises(TypeError, match=r"the backward rule mul_backward of the 'double' node cannot be called"):
+        t.new_node(t.data * 2, parents=(t,), op="double", backward_rule=mul_backward).sum().backward()
+
+    # A TypeError from inside a rule that takes its node is the rule's own, unchanged.
+    def bad_rule(out):
+        out.parents[0].grad += "1"
+
+    with pytest.raises(TypeError, match=r"unsupported operand|can only concatenate|must be real"):
+        Value(2.0, "", (a,), "bad", bad_rule).backward()
+
+
 def test_neither_engines_node_class_defines_getattr():
     # A class with __getattr__ loses Python's fast attribute reads on every instance (3.11's
     # specialised LOAD_ATTR asks for the generic lookup): t.data, t.grad and v.data in every op.

@@ -32,6 +32,7 @@ last outside reference goes.
 
 from __future__ import annotations
 
+import inspect
 from typing import Any, Callable, Iterator, Optional, Protocol, runtime_checkable
 
 
@@ -153,9 +154,40 @@ def walk(root: Any, seed: Any) -> Iterator:
     root.accumulate(seed)
     while order:
         node = order.pop()  # from the end: reverse topological order, and the list lets go of it
-        if node.backward_rule is not None and node.backward_rule(node) is not None:
-            raise rule_returned(node)  # a rule adds into its parents' gradients: a result would be lost
+        if node.backward_rule is not None:
+            try:
+                returned = node.backward_rule(node)
+            except TypeError as error:
+                raise rule_not_callable(node) or error  # only a rule that cannot take its node is named
+            if returned is not None:
+                raise rule_returned(node)  # a rule adds into its parents' gradients: a result would be lost
         yield node
+
+
+def rule_not_callable(node: Any) -> Optional[TypeError]:
+    """The error for a backward rule that cannot be called as ``rule(node)``: given by its name
+    (a string) or written to take the gradient too. ``None`` when it can: the TypeError was the
+    rule's own, from inside it."""
+    rule = node.backward_rule
+    if not callable(rule):
+        error = TypeError(
+            f"the {node.op!r} node's backward rule is {rule!r}, a {type(rule).__name__}, not a function: "
+            "give the function itself (backward_rule=the_rule, without quotes or a call)"
+        )
+    else:
+        try:
+            inspect.signature(rule).bind(node)
+            return None
+        except ValueError:  # a builtin without a signature: nothing to tell
+            return None
+        except TypeError:
+            name = getattr(rule, "__name__", repr(rule))
+            error = TypeError(
+                f"the backward rule {name} of the {node.op!r} node cannot be called as {name}(node): a rule "
+                "takes one argument, its node (read node.grad for the gradient, node.parents for its inputs)"
+            )
+    error.__suppress_context__ = True  # the walk's own line would only repeat it
+    return error
 
 
 def rule_returned(node: Any) -> TypeError:
