@@ -561,3 +561,66 @@ def test_torch_tensor_of_a_tensor_says_to_give_it_the_array():
     # It read "len() of a 0-d tensor" for a tensor of shape (2,): PyTorch reads it as nested lists.
     with pytest.raises(TypeError, match=r"such as torch\.tensor\(t\), asks it of each entry: give it t\.data"):
         torch.tensor(Tensor([1.0, 2.0]))
+
+
+# What PyTorch runs that is no kernel of its own: views of an array, the read of a number back to
+# the host, and a Python number made a 0-d tensor for an op.
+NOT_KERNELS = {"unsqueeze", "permute", "t", "transpose", "view", "expand", "_local_scalar_dense", "lift_fresh"}
+# PyTorch's isfinite on a CPU is four ops (|x| != inf, x == x, and the two combined): one of the
+# array API's functions, as it is one kernel in CuPy.
+ISFINITE = ["abs", "ne", "eq", "mul"]
+
+
+def kernels_of(ops: list[str]) -> int:
+    """How many array operations the engine asked for, from the ops PyTorch's dispatcher ran."""
+    ops = [op for op in ops if op not in NOT_KERNELS]
+    count = i = 0
+    while i < len(ops):
+        i += len(ISFINITE) if ops[i:i + len(ISFINITE)] == ISFINITE else 1
+        count += 1
+    return count
+
+
+@needs_torch_tensors
+def test_lesson_10s_count_of_kernels_in_a_step_is_the_engines():
+    # Lesson 10's model of a GPU step takes the number of array operations in one step of lesson
+    # 09's MLP with Adam from a table typed into the lesson; here it is recounted, phase by phase,
+    # from the ops PyTorch runs for that step on its CPU tensors.
+    import ast
+    import json
+    from pathlib import Path
+
+    from torch.utils._python_dispatch import TorchDispatchMode
+
+    class Recorded(TorchDispatchMode):
+        def __init__(self) -> None:
+            super().__init__()
+            self.ops: list[str] = []
+
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            self.ops.append(func.overloadpacket.__name__)
+            return func(*args, **(kwargs or {}))
+
+    lesson = json.loads((Path(__file__).parents[1] / "notebooks" / "10_fusion_devices.ipynb").read_text())
+    (cell,) = ["".join(c["source"]) for c in lesson["cells"] if "".join(c["source"]).startswith("KERNELS = {")]
+    table = next(node.value for node in ast.parse(cell).body
+                 if isinstance(node, ast.Assign) and node.targets[0].id == "KERNELS")
+    typed = list(eval(compile(ast.Expression(table), "KERNELS", "eval"), {"__builtins__": {}}).values())
+
+    xp = torch_namespace
+    model = nn.MLP(64, [128, 10], seed=0, xp=xp)
+    optimiser = Adam(model.parameters(), lr=0.003)
+    data = np.random.default_rng(64)
+    x, y = xp.asarray(data.normal(size=(64, 64))), xp.asarray(data.integers(0, 10, size=64))
+    for _ in range(2):  # the second step: Adam's moments exist
+        optimiser.zero_grad()
+        with Recorded() as forward:
+            logits = model(Tensor(x))
+        with Recorded() as loss_forward:
+            loss = F.cross_entropy(logits, y)
+        with Recorded() as backward:
+            loss.backward()
+        with Recorded() as update:
+            optimiser.step()
+    counted = [kernels_of(phase.ops) for phase in (forward, loss_forward, backward, update)]
+    assert counted == typed, f"lesson 10's KERNELS has {typed}; one step runs {counted}"
