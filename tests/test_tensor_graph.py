@@ -596,6 +596,48 @@ def test_a_rule_that_writes_into_a_shared_out_grad_fails_there_instead_of_changi
     np.testing.assert_array_equal(a.grad, [0.5, 0.5])
 
 
+def test_a_rule_that_sets_a_gradient_where_a_share_arrived_already_is_refused():
+    # parent.grad = ... in a rule of one's own, where parent.accumulate(...) was meant, dropped the
+    # share another node had added before it: double(x) + tanh(x) gave x the gradient 2, not 2 + (1 - tanh^2).
+    def double(x, set_with):
+        def rule(out):
+            (parent,) = out.parents
+            if set_with == "=":
+                parent.grad = 2 * out.grad
+            else:
+                parent.grad += 2 * out.grad
+        return x.new_node(2 * x.data, parents=(x,), op="double", backward_rule=rule)
+
+    x = Tensor([0.5, -1.0], requires_grad=True)
+    with pytest.raises(TypeError, match=r"^a leaf of shape \(2,\) had its gradient replaced \(t.grad = ...\) "
+                                        r"during backward, where another share had arrived already and would "
+                                        r"be lost: a backward rule adds into each parent's gradient, "
+                                        r"parent.accumulate\(g\)$"):
+        (double(x, "=") + x.tanh()).sum().backward()  # the walk reaches tanh first
+    h = x * 1.0  # an interior parent: its shares are lost the same way
+    with pytest.raises(TypeError, match=r"^the '\*' node of shape \(2,\) had its gradient replaced"):
+        (double(h, "=") + h.tanh()).sum().backward()
+    x.zero_grad()
+    with pytest.raises(TypeError, match="had its gradient replaced"):  # a leaf's gradient of an earlier backward
+        (x * 3.0).sum().backward()
+        double(x, "=").sum().backward()
+
+    # Where no share is there yet, = loses nothing; += into a leaf's own array adds in place.
+    for set_with in ("=", "+="):
+        x.zero_grad()
+        if set_with == "+=":
+            (x * 1.0).sum().backward()  # a first share, so that += has a gradient to add into
+        (x.tanh() + double(x, set_with)).sum().backward()  # the walk reaches double first
+        expected = 2 + (1 - np.tanh(x.data) ** 2) + (1.0 if set_with == "+=" else 0.0)
+        np.testing.assert_allclose(x.grad, expected, rtol=1e-15)
+
+    # Outside backward, and after a backward that failed, a gradient is the learner's to set.
+    x.grad = x.grad * 0.5
+    assert tinyad.tensor.grad_mode.state.walking == 0
+    x.grad = None
+    assert x.grad is None and not x.has_grad()
+
+
 def test_a_linear_bias_gradient_is_its_own_array():
     from tinyad.tensor import nn
 

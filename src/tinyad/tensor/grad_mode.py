@@ -9,6 +9,9 @@ and each step of a generator function's generator does.
 
 The setting belongs to the thread that changes it, as in PyTorch: a ``no_grad()``
 in one thread leaves every other thread recording.
+
+The same per-thread state says whether a backward walk is running (``walking()``): while one
+is, a Tensor's gradient refuses ``t.grad = ...`` where it holds another node's share already.
 """
 
 from __future__ import annotations
@@ -24,13 +27,17 @@ Function = TypeVar("Function", bound=Callable[..., Any])
 
 
 class _ThreadState(threading.local):
-    """Per-thread: whether ops record, and where ``checkpoint`` collects what they record."""
+    """Per-thread: whether ops record, where ``checkpoint`` collects what they record, and how
+    many backward walks are running."""
 
     enabled: bool = True
     # While ``checkpoint`` recomputes a block during backward, every node recorded is
     # also appended here, so that it can tell the block's own nodes from tensors made
     # outside the block. ``None`` the rest of the time.
     recorded: list[Any] | None = None
+    # How many backward walks are running (checkpoint's rule runs one inside another): while
+    # one is, a Tensor's gradient takes shares by accumulate, and refuses to be replaced.
+    walking: int = 0
 
 
 # Read by the Tensor constructor for every op: ``state.enabled`` and ``state.recorded``.
@@ -129,3 +136,23 @@ def recording_into(nodes: list[Any]) -> Iterator[list[Any]]:
         yield nodes
     finally:
         state.recorded = previous
+
+
+class _Walking:
+    """Inside ``with walking():`` a backward walk runs in this thread (``Tensor.backward``'s), so a
+    gradient takes its shares by ``accumulate`` and refuses ``t.grad = ...``. (A class rather
+    than a generator: entered on every backward, and contextlib's costs a microsecond.)"""
+
+    def __enter__(self) -> None:
+        state.walking += 1
+
+    def __exit__(self, *exception: object) -> None:
+        state.walking -= 1
+
+
+_WALKING = _Walking()
+
+
+def walking() -> _Walking:
+    """The context manager of a backward walk in this thread (one object: walks may nest)."""
+    return _WALKING

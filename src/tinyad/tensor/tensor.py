@@ -112,7 +112,7 @@ class Tensor:
     """An array with a gradient, its parents and the rule that feeds them."""
 
     __slots__ = (
-        "data", "xp", "grad", "requires_grad", "parents", "op", "label", "backward_rule", "saved",
+        "data", "xp", "_grad", "requires_grad", "parents", "op", "label", "backward_rule", "saved",
         "__weakref__",
     )
 
@@ -128,7 +128,7 @@ class Tensor:
         backward_rule: Rule | None = None,
         saved: Any = None,
     ) -> None:
-        self.grad: np.ndarray | None = None
+        self._grad: Any = None
         self.label: str = label
         if backward_rule is None:  # a leaf: data from outside, checked and converted
             if parents or op or saved is not None:
@@ -608,19 +608,33 @@ class Tensor:
             seed = self.xp.ones_like(self.data)
         else:
             seed = _seed(grad, self)
-        for node in graph.walk(self, seed):
-            if node.parents and not retain_graph:
-                node.release()
+        with grad_mode.walking():  # a rule adds into a gradient: t.grad = ... is refused until the end
+            for node in graph.walk(self, seed):
+                if node.parents and not retain_graph:
+                    node.release()
 
     # -- what the walk asks of a node (tinyad.graph.Node) ------------------------
 
+    @property
+    def grad(self) -> Any:
+        """The gradient that backward has added up here: an array of the tensor's shape, or ``None``."""
+        return self._grad
+
+    @grad.setter
+    def grad(self, value: Any) -> None:
+        # During backward a rule adds into a gradient (accumulate); set with = where another
+        # node's share is already in it, it would drop that share without a word.
+        if value is not None and self._grad is not None and value is not self._grad and grad_mode.state.walking:
+            raise _gradient_replaced(self)
+        self._grad = value
+
     def zero_grad(self) -> None:
         """Forget the gradient: a Tensor's empty gradient is ``None``."""
-        self.grad = None
+        self._grad = None
 
     def has_grad(self) -> bool:
         """Whether a gradient has arrived since the last ``zero_grad``."""
-        return self.grad is not None
+        return self._grad is not None
 
     def accumulate(self, grad: Any, fresh: bool = False) -> None:
         """Add ``grad`` (an array of this tensor's shape) into this tensor's gradient, in its dtype.
@@ -650,19 +664,19 @@ class Tensor:
             grad = self.xp.astype(grad, data.dtype)  # a new array
             fresh = True
         if self.parents:
-            if self.grad is not None:
-                self.grad = self.grad + grad  # a new array, this node's alone
+            if self._grad is not None:
+                self._grad = self._grad + grad  # a new array, this node's alone
                 return
             if not fresh and type(grad) is np.ndarray:  # an array a rule may have given another node too
                 grad.setflags(write=False)  # setflags: the quickest way to NumPy's flag
-            self.grad = grad
-        elif self.grad is None:
-            self.grad = grad if fresh else self.xp.asarray(grad, copy=True)
+            self._grad = grad
+        elif self._grad is None:
+            self._grad = grad if fresh else self.xp.asarray(grad, copy=True)
         else:
             # A leaf's own array: add in place, as a hand-written loop does (dw += ...). A weight
             # used at every step of an RNN takes T gradients, and a new array for each sum costs
             # an allocation and a pass over fresh memory (benchmarks/README.md, Array engine).
-            own = self.grad
+            own = self._grad
             if not is_array(own) or isinstance(own, np.generic) or own.shape != data.shape or own.dtype != data.dtype:
                 raise _gradient_set_by_hand(own, self)  # p.grad = ... : the sum would take its shape
             if self.xp is not NUMPY and _not_writable_here(own, self):
@@ -694,9 +708,20 @@ class Tensor:
         """
         self.parents = ()
         self.saved = None
-        self.grad = None
+        self._grad = None
         self.backward_rule = freed_backward
 
+
+
+def _gradient_replaced(t: Tensor) -> TypeError:
+    """The error for ``t.grad = ...`` during backward, where ``t`` has a gradient already: a
+    backward rule of one's own that sets its parent's gradient instead of adding into it."""
+    what = f"the {t.op!r} node" if t.parents else "a leaf"
+    return TypeError(
+        f"{what} of shape {t.shape} had its gradient replaced (t.grad = ...) during backward, where "
+        "another share had arrived already and would be lost: a backward rule adds into each parent's "
+        "gradient, parent.accumulate(g)"
+    )
 
 # Methods a learner brings from NumPy's arrays or PyTorch's tensors that a Tensor does not have,
 # and what to write instead. Each becomes a method that raises AttributeError with those words:
