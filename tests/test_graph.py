@@ -168,6 +168,26 @@ def test_a_rule_that_cannot_be_called_with_its_node_is_named_for_both_engines():
     with pytest.raises(TypeError, match=r"the backward rule mul_backward of the 'double' node cannot be called"):
         t.new_node(t.data * 2, parents=(t,), op="double", backward_rule=mul_backward).sum().backward()
 
+    # parent.grad += ..., a Value's way, in a Tensor's rule: the parent's gradient is None before
+    # its first share. It read "unsupported operand type(s) for +: 'NoneType' and 'float'".
+    def double_backward(out):
+        (x,) = out.parents
+        x.grad += 2 * out.grad
+
+    with pytest.raises(TypeError, match=r"^the backward rule double_backward of the 'double' node added into a "
+                                        r"gradient that is None \(unsupported operand type\(s\) for \+: 'NoneType' "
+                                        r"and '\w+'\): a Tensor's gradient is None until its first share arrives, "
+                                        r"so a rule adds into it with parent.accumulate\(g\), not parent.grad \+= g$"):
+        t.new_node(t.data * 2, parents=(t,), op="double", backward_rule=double_backward).sum().backward()
+
+    def saved_forgotten(out):  # None too, but not a gradient added into
+        (x,) = out.parents
+        x.accumulate(out.saved * out.grad)
+
+    assert not t.has_grad()  # as above: only the form of the slip tells the two apart
+    with pytest.raises(TypeError, match=r"^unsupported operand type\(s\) for \*: 'NoneType'"):
+        t.new_node(t.data * 2, parents=(t,), op="double", backward_rule=saved_forgotten).sum().backward()
+
     # A TypeError from inside a rule that takes its node is the rule's own, unchanged.
     def bad_rule(out):
         out.parents[0].grad += "1"

@@ -33,6 +33,7 @@ last outside reference goes.
 from __future__ import annotations
 
 import inspect
+import re
 from typing import Any, Callable, Iterator, Optional, Protocol, runtime_checkable
 
 
@@ -157,8 +158,8 @@ def walk(root: Any, seed: Any) -> Iterator:
         if node.backward_rule is not None:
             try:
                 returned = node.backward_rule(node)
-            except TypeError as error:
-                raise rule_not_callable(node) or error  # only a rule that cannot take its node is named
+            except TypeError as error:  # named where the slip is the rule's form, not its arithmetic
+                raise rule_not_callable(node) or added_into_none(node, error) or error
             if returned is not None:
                 raise rule_returned(node)  # a rule adds into its parents' gradients: a result would be lost
         yield node
@@ -188,6 +189,23 @@ def rule_not_callable(node: Any) -> Optional[TypeError]:
             )
     error.__suppress_context__ = True  # the walk's own line would only repeat it
     return error
+
+
+def added_into_none(node: Any, error: TypeError) -> Optional[TypeError]:
+    """The error for a rule that did ``parent.grad += ...`` (a ``Value``'s way) where the parent's
+    gradient is still empty (a ``Tensor``'s is ``None`` until its first share arrives); ``None``
+    for any other TypeError."""
+    # Python's words for None + g and None += g: the empty gradient on the left of an addition.
+    if not re.search(r"for \+=?: 'NoneType' and", str(error)) or all(p.has_grad() for p in node.parents):
+        return None
+    name = getattr(node.backward_rule, "__name__", repr(node.backward_rule))
+    named = TypeError(
+        f"the backward rule {name} of the {node.op!r} node added into a gradient that is None "
+        f"({error}): a Tensor's gradient is None until its first share arrives, so a rule adds "
+        "into it with parent.accumulate(g), not parent.grad += g"
+    )
+    named.__suppress_context__ = True
+    return named
 
 
 def rule_returned(node: Any) -> TypeError:
