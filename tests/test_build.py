@@ -395,8 +395,9 @@ def test_the_release_installs_in_a_clean_environment_and_grades_its_blank_exerci
         assert command in readme, command
     for link in re.findall(r"\]\(([^)#]+)\)", readme):
         assert link.startswith("https://") or (copy / link).exists(), f"the release's README links to {link}"
-    # Its settings and benchmarks name no file of the course's tests or tools that it lacks.
-    for name in ["pyproject.toml", *(f for f in files if f.startswith("benchmarks/"))]:
+    # Its settings, benchmarks and engine name no file of the course's tests or tools that it lacks.
+    texts = [f for f in files if f.startswith(("benchmarks/", "src/")) and f.endswith((".py", ".md"))]
+    for name in ["pyproject.toml", *texts]:
         for path in re.findall(r"\b(?:tests|tools)/[\w./-]*\w", (copy / name).read_text()):
             assert path in files, f"the release's {name} names {path}, which the release lacks"
 

@@ -75,7 +75,7 @@ def node_for_an_array(node: Any) -> TypeError:
 
 
 # How many nodes held_as_data asks, the refused one counted: mse's target and rnn_step's weights,
-# behind the op's own intermediates, are the seventh (tests/test_tensor_graph.py); one more to spare.
+# behind the op's own intermediates, are the seventh of them; one more to spare.
 NEAREST_ASKED = 8
 
 
