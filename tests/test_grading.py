@@ -901,3 +901,28 @@ def test_check_close_refuses_an_expected_value_that_is_no_number(expected):
     # A check cell's own slip: expected "1.0" was read as 1.0, and passed an answer of 1.0.
     with pytest.raises(TypeError, match="check_close's expected must be a number or an array of numbers"):
         grading.check_close(1.0, expected, "w", "t", "h")
+
+
+def test_the_display_limits_hold_at_their_numbers():
+    # Each limit is a number a message promises; a limit moved by one went unseen.
+    def shown(x):
+        return failure_of(lambda: grading.check_close(x, [9.0] * len(x), "w", "t", HINT)).split("got:")[1]
+
+    entries = grading.SHOWN_ENTRIES
+    assert entries == 50
+    assert shown([0.5] * entries).strip().startswith("[0.5, 0.5,")  # a list as written, whole
+    assert "..." not in shown(np.ones(entries))
+    assert f"a list of shape ({entries + 1},): " in shown([1.0] * (entries + 1))
+    assert "..." in shown(np.ones(entries + 1))
+    for length, cut in ((300, False), (301, True)):  # a repr of exactly 300 characters is shown whole
+        text = "x" * (length - 2)  # repr adds the two quotes
+        message = failure_of(lambda: grading.check(False, "w", "t", "e", grading._show(text), HINT))
+        assert (f"... ({length} characters)" in message) is cut, (length, message)
+
+    def nested(levels):  # a chain of `levels` Python calls, the first of them the answer itself
+        return 0 if levels == 1 else nested(levels - 1)
+
+    assert grading.DEEPEST_CALLS == 200
+    assert grading.call_without_recursion(nested, 200, what="w", tried="t") == 0
+    with pytest.raises(AssertionError, match="from 201 nested calls"):
+        grading.call_without_recursion(nested, 201, what="w", tried="t")
