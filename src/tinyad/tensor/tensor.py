@@ -69,6 +69,8 @@ Decisions worth knowing:
 - A leaf's ``grad`` is an array of its own, never shared with another node, so
   it may be changed in place (``p.grad *= 0.5``). A leaf that requires grad may
   call ``backward`` itself; its gradient accumulates like any leaf's.
+- During backward a rule adds into a gradient (``parent.accumulate(g)``): ``t.grad = ...`` where
+  another node's share has arrived already is a ``TypeError`` at that line, not a lost share.
 - NumPy's functions of a Tensor (``np.sum(t)``, ``np.exp(t)``, ``np.array(t)``) would compute with
   its array and drop its graph: each is a ``TypeError`` that names the Tensor's own op to write
   instead (``t.sum(...)``), and so is PyTorch's (``torch.exp(t)``). Their operators are not:
