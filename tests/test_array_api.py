@@ -294,6 +294,20 @@ def test_the_optimiser_refuses_a_gradient_of_another_library(xp):
         opt.step()
 
 
+def test_the_optimiser_refuses_a_gradient_of_another_shape_or_a_number_in_any_library(xp):
+    # A gradient that broadcasts against its parameter ((1, 3) into (2, 3)) would move every row by
+    # the one row, unseen; a number would make the parameter's data a number.
+    p = Tensor(to(xp, np.ones((2, 3))), requires_grad=True)
+    opt = SGD([p], lr=0.1)
+    p.grad = to(xp, np.ones((1, 3)))
+    with pytest.raises(ValueError, match=r"parameter 0 has shape \(2, 3\) but its grad has shape \(1, 3\)"):
+        opt.step()
+    p.grad = 0.5
+    with pytest.raises(ValueError, match=r"parameter 0 has shape \(2, 3\) but its grad has shape \(\)"):
+        opt.step()
+    np.testing.assert_array_equal(p.numpy(), np.ones((2, 3)))
+
+
 # -- the helpers for what the standard has not ----------------------------------------------------
 
 

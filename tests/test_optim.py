@@ -929,3 +929,20 @@ def test_a_tinyad_tensor_set_as_a_gradient_is_not_called_pytorch_s():
     assert not in_torch_graph(Tensor([1.0], requires_grad=True))
     if torch is not None:
         assert in_torch_graph(torch.ones(1, requires_grad=True)) and not in_torch_graph(torch.ones(1))
+
+
+def test_a_refused_step_after_others_says_nothing_was_changed_in_place():
+    # Adam's moments are arrays kept from the step before; the update makes new ones, so a refused
+    # step puts them back whole and must not say they stay changed.
+    p = Tensor([1.0, 2.0], requires_grad=True)
+    optimiser = Adam([p], lr=0.1)
+    p.grad = np.ones(2)
+    optimiser.step()
+    kept = {key: value.copy() if isinstance(value, np.ndarray) else value for key, value in optimiser.state[0].items()}
+    p.grad = np.array([np.nan, 1.0])
+    with pytest.raises(ValueError, match=r"nan or inf entries: the update would write nan or inf into it; every "
+                                         r"parameter and state is left as it was before this step$"):
+        optimiser.step()
+    assert kept.keys() == optimiser.state[0].keys()
+    for key, value in kept.items():
+        np.testing.assert_array_equal(optimiser.state[0][key], value)
