@@ -486,3 +486,42 @@ def test_labels_given_to_gradcheck_are_told_to_go_inside_f():
     with pytest.raises(TypeError, match=r"is a float: pass the Values or Tensors that f reads, for example "
                                         r"gradcheck\(f, Value\(2\.0\)\) or gradcheck\(f, Tensor\(\[1\.0, 2\.0\]\)\)$"):
         gradcheck(lambda v: v * 2, 2.0)  # a number for the input itself: no word of labels
+
+
+def test_gradcheck_needs_an_input_and_hints_at_labels_only_beside_one():
+    with pytest.raises(ValueError, match=r"^gradcheck needs at least one input$"):
+        gradcheck(lambda: Value(1.0))
+    # The hint that labels go inside f is for a list or array after the first input, not before.
+    for inputs, hinted in (([1.0, 2.0],), False), ((Value(1.0), [0, 1]), True), ((Value(1.0), "labels"), False):
+        with pytest.raises(TypeError) as raised:
+            gradcheck(lambda *xs: xs[0], *inputs)
+        assert ("what needs no gradient (labels, targets) goes inside f" in str(raised.value)) is hinted, inputs
+
+
+def test_an_error_of_f_on_numpy_inputs_gets_no_note_of_other_libraries():
+    # The note on float64 copies is for f's own tensors of another library (PyTorch's float32).
+    def f(t):
+        return t + "one"
+
+    with pytest.raises(TypeError) as raised:
+        gradcheck(f, Tensor([1.0, 2.0], requires_grad=True))
+    assert not getattr(raised.value, "__notes__", None)
+
+
+def test_f_is_the_same_each_time_within_rounding_and_nan_once_is_not():
+    # A wrong rule, so that gradcheck asks whether f is random before it names the gradient.
+    def twice_wrong(x, results):  # 2x plus this call's offset, whose rule passes the gradient on once
+        return x.new_node(2.0 * x.data + next(results), parents=(x,), op="twice",
+                          backward_rule=lambda out: out.parents[0].accumulate(out.grad))
+
+    def calls(*values):
+        return iter([*values, *[values[-1]] * 100])
+
+    x = Tensor(1.5, requires_grad=True)
+    # 1 part in 2e12 apart: rounding, the same result.
+    results = calls(1.0, 1.0, 1.0, 1.0 + 5e-13)
+    with pytest.raises(AssertionError, match="does not match"):
+        gradcheck(lambda t: twice_wrong(t, results), x)
+    results = calls(1.0, 1.0, 1.0, math.nan)  # nan where f gave a number: not the same
+    with pytest.raises(ValueError, match=r"f gave two different results at the same inputs \(4, then nan\)"):
+        gradcheck(lambda t: twice_wrong(t, results), x)
