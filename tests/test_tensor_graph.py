@@ -335,6 +335,21 @@ def test_checkpoint_gives_the_same_gradients():
         np.testing.assert_allclose(got, expected, rtol=1e-12, atol=1e-14)
 
 
+def test_checkpoints_recording_ends_with_its_block_and_leaves_the_next_ops_alone():
+    # While checkpoint recomputes a block, every op recorded is also listed for it; left on after
+    # the block, the list would go on growing with every op of the next training step.
+    state = tinyad.tensor.grad_mode.state
+    x = Tensor(np.random.default_rng(0).normal(size=(4, 16)), requires_grad=True)
+    weights = _layers(3, 16, seed=1)
+    _train_step(x, weights, segment=1)
+    assert state.recorded is None and state.walking == 0
+    outer: list = []
+    with tinyad.tensor.grad_mode.recording_into(outer):
+        _train_step(x, weights, segment=1)  # a block's own list inside, then this one again
+        after = x * 2.0
+    assert state.recorded is None and outer and outer[-1] is after
+
+
 def test_checkpoint_with_an_input_that_needs_no_grad_still_reaches_the_parameters():
     x = Tensor(np.ones((2, 4)))
     weights = _layers(2, 4, seed=2)
