@@ -456,3 +456,14 @@ def test_cross_entropy_says_what_refused_labels_look_like(labels, error, words):
     logits = Tensor(np.zeros((4, 3)), requires_grad=True)
     with pytest.raises(error, match=words):
         F.cross_entropy(logits, labels)
+
+
+def test_the_softmax_family_takes_a_list_or_an_array_as_a_constant():
+    # As the losses do: numbers that need no gradient, computed on as a constant Tensor.
+    rows = [[1.0, 2.0, 3.0], [0.5, -1.0, 4.0]]
+    for function in (F.softmax, F.log_softmax, F.logsumexp):
+        expected = function(Tensor(rows))
+        for given in (rows, np.array(rows)):
+            got = function(given)
+            assert isinstance(got, Tensor) and not got.requires_grad, function.__name__
+            np.testing.assert_array_equal(got.data, expected.data)
