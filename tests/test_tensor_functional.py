@@ -419,6 +419,9 @@ def test_a_loss_given_probabilities_for_logits_warns_with_the_floor_it_cannot_pa
     assert caught[0].filename == __file__
     # The floor is the loss of exact one-hot probabilities: log(e + 9) - 1 for 10 classes.
     assert loss.item() == pytest.approx(np.log(np.e + 9) - 1, rel=1e-9)
+    x4 = Tensor((np.eye(10) * 100.0 - 50.0)[:4], requires_grad=True)
+    with pytest.warns(UserWarning, match=r"below 1\.46 \(with 10 classes\)"):  # the classes, not the batch's 4
+        F.cross_entropy(F.softmax(x4) if probabilities == "softmax" else x4.sigmoid(), [0, 1, 2, 3])
     with pytest.warns(UserWarning, match=r"binary_cross_entropy_with_logits got the output of sigmoid .* "
                                          r"below 0\.313 "):
         loss = F.binary_cross_entropy_with_logits(Tensor([[50.0, 50.0]], requires_grad=True).sigmoid(), [[1.0, 1.0]])
