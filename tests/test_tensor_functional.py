@@ -461,12 +461,23 @@ def test_cross_entropy_says_what_refused_labels_look_like(labels, error, words):
         F.cross_entropy(logits, labels)
 
 
-def test_the_softmax_family_takes_a_list_or_an_array_as_a_constant():
-    # As the losses do: numbers that need no gradient, computed on as a constant Tensor.
+def test_the_softmax_family_and_the_losses_take_a_list_or_an_array_as_a_constant():
+    # Numbers that need no gradient, computed on as a constant Tensor.
     rows = [[1.0, 2.0, 3.0], [0.5, -1.0, 4.0]]
-    for function in (F.softmax, F.log_softmax, F.logsumexp):
+
+    def mse_to_ones(x):
+        return F.mse(x, np.ones((2, 3)))
+
+    for function in (F.softmax, F.log_softmax, F.logsumexp, F.log_sigmoid, mse_to_ones):
         expected = function(Tensor(rows))
         for given in (rows, np.array(rows)):
             got = function(given)
             assert isinstance(got, Tensor) and not got.requires_grad, function.__name__
             np.testing.assert_array_equal(got.data, expected.data)
+
+
+def test_an_empty_batch_and_two_shapes_are_named_in_full():
+    with pytest.raises(ValueError, match=r"^cross_entropy got an empty batch: logits of shape \(0, classes\)$"):
+        F.cross_entropy(Tensor(np.zeros((0, 3)), requires_grad=True), [])
+    with pytest.raises(ValueError, match=r"^mse needs pred and target of the same shape, got \(2,\) and \(3,\)$"):
+        F.mse(Tensor([1.0, 2.0], requires_grad=True), [1.0, 2.0, 3.0])
