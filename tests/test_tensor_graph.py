@@ -461,8 +461,12 @@ def test_checkpoint_over_a_block_that_needs_no_gradient_says_so_and_lets_the_res
     with pytest.raises(RuntimeError, match="does not require grad"):
         (X @ w).sum().backward()
     with pytest.warns(UserWarning, match=r"checkpoint: the block's output \(shape \(\)\) needs no "
-                                         "gradient.*give them requires_grad=True"):
+                                         "gradient.*give them requires_grad=True") as caught:
         checkpoint(lambda x: (x @ w).sum(), X).backward()
+    assert caught[0].filename == __file__, caught[0].filename  # it named tinyad/graph.py, the walk's line
+    with pytest.warns(UserWarning, match="needs no gradient") as caught:  # a checkpoint inside another's block
+        checkpoint(lambda x: checkpoint(lambda y: (y @ w).sum(), x) * 1.0, X).backward()
+    assert caught[0].filename == __file__, caught[0].filename
     assert w.grad is None
     head = Tensor(np.full((1, 2), 0.5), requires_grad=True)
     with pytest.warns(UserWarning, match="Right for a frozen block"):
@@ -535,8 +539,9 @@ def test_checkpoint_whose_fn_records_nothing_for_inputs_that_need_a_gradient_say
 
     with pytest.raises(RuntimeError, match="does not require grad"):
         block(x).sum().backward()
-    with pytest.warns(UserWarning, match=r"needs no gradient, though tensors passed to checkpoint do: .*no_grad\(\) inside fn"):
+    with pytest.warns(UserWarning, match=r"needs no gradient, though tensors passed to checkpoint do: .*no_grad\(\) inside fn") as caught:
         checkpoint(block, x).sum().backward()
+    assert caught[0].filename == __file__, caught[0].filename  # the backward() here, not the walk's line
     assert np.array_equal(x.grad, np.zeros((2, 3))) and w.grad is None
 
 
@@ -546,6 +551,14 @@ def test_checkpoint_given_a_blocks_result_where_the_block_belongs_says_so():
     with pytest.raises(TypeError, match=r"checkpoint needs a function first, got a Tensor \(Tensor\(\[2\., 4\.\].*"
                                         r"not its result: checkpoint\(f, x\), not checkpoint\(f\(x\), x\)"):
         checkpoint(h * 2, h)
+
+
+def test_checkpoint_takes_tensors_and_a_function_that_returns_one():
+    h = Tensor([1.0, 2.0], requires_grad=True)
+    with pytest.raises(TypeError, match=r"^checkpoint: argument 1 must be a Tensor, got ndarray$"):
+        checkpoint(lambda a, b: a * b, h, np.ones(2))
+    with pytest.raises(TypeError, match=r"^checkpoint: fn must return a Tensor, got ndarray$"):
+        checkpoint(lambda a: a.data * 2, h)
 
 
 def test_checkpoint_refuses_an_interior_tensor_captured_from_outside():

@@ -94,6 +94,7 @@ def test_bad_sizes_are_named():
         (lambda: nn.Linear(2, -1), "Linear's nout must be an int >= 1, got -1"),
         (lambda: nn.MLP(3, []), "MLP needs at least one layer"),
         (lambda: nn.RNN(2, 0), "RNN's nhidden must be an int >= 1, got 0"),
+        (lambda: nn.RNN(0, 2), "RNN's nin must be an int >= 1, got 0"),
     ]:
         with pytest.raises(ValueError, match=words):
             make()
@@ -230,3 +231,8 @@ def test_a_module_written_as_in_pytorch_with_forward_is_told_to_name_it_call():
 def test_a_weight_in_pytorch_s_layout_is_named_with_its_transpose():
     with pytest.raises(ValueError, match=r"for one of shape \(nout, nin\) = \(2, 3\), as PyTorch's nn\.Linear keeps it, pass weight\.T"):
         F.linear(Tensor(np.ones((4, 3))), Tensor(np.ones((2, 3)), requires_grad=True))
+
+
+def test_a_network_shows_its_sizes_in_order():
+    assert repr(nn.Linear(3, 5)) == "Linear(3, 5)"
+    assert repr(nn.MLP(4, [8, 6, 2])) == "MLP(4-8-6-2)"

@@ -35,6 +35,8 @@ too where inputs need a gradient but the recomputed output does not (``no_grad()
 
 from __future__ import annotations
 
+import os
+import sys
 import warnings
 from typing import Callable
 
@@ -78,12 +80,12 @@ def checkpoint_backward(out: Tensor) -> None:
     elif not any(t.requires_grad for t in out.parents):
         # Nothing fn reads needs a gradient: a frozen block, which passes none on, or a forgotten
         # requires_grad=True, which the walk cannot tell from it. Said, not refused.
-        warnings.warn(_needs_no_gradient(out), stacklevel=2)
+        warnings.warn(_needs_no_gradient(out), stacklevel=_first_line_outside_tinyad())
     else:
         # Inputs that need a gradient went in, and none came out: fn cut them off on purpose
         # (x.detach()) or by a slip (no_grad() inside fn). Without checkpoint, backward() from
         # this output alone would refuse; here the walk goes on, so it is said.
-        warnings.warn(_cut_off(out), stacklevel=2)
+        warnings.warn(_cut_off(out), stacklevel=_first_line_outside_tinyad())
     for t, x in zip(out.parents, inputs):
         if t.requires_grad:
             # An input fn cut itself off from (x.detach() inside fn) gets 0, as a cut input would
@@ -159,3 +161,16 @@ def _refuse_captured_interior(block: list[Tensor], recomputed: Tensor) -> None:
                 "argument, checkpoint(fn, x, that_tensor), so its gradient reaches the graph "
                 "behind it"
             )
+
+
+TINYAD = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+
+
+def _first_line_outside_tinyad() -> int:
+    """The ``stacklevel`` that makes a warning of this rule name the first line outside tinyad,
+    the caller's ``backward()``: the rule is run by the walk, from inside ``Tensor.backward``, and
+    from inside another checkpoint's rule when they nest."""
+    frame, level = sys._getframe(2), 2  # the rule that warns is level 1
+    while frame is not None and frame.f_code.co_filename.startswith(TINYAD):
+        frame, level = frame.f_back, level + 1
+    return level
