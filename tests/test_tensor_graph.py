@@ -505,6 +505,7 @@ def test_checkpoint_whose_recomputation_differs_from_its_forward_is_refused(chan
 @pytest.mark.parametrize("scale, change, refused", [
     (1e10, 1e-13, False),  # rounding, at any scale: an absolute limit of 1e-6 refused it
     (1.0, 1e-4, True),  # a small step of w, as a small lr makes: a limit of 1e-3 let it by
+    (1.0, 5e-7, False),  # within 1e-6 of the output's scale (3 here, so 4e-6): the limit is that
     (1e10, 1e-4, True),
 ])
 def test_checkpoint_compares_its_recomputation_to_rounding(scale, change, refused):
@@ -517,7 +518,17 @@ def test_checkpoint_compares_its_recomputation_to_rounding(scale, change, refuse
             out.sum().backward()
     else:
         out.sum().backward()
-        np.testing.assert_allclose(x.grad, np.full((2, 3), 3 * scale), rtol=1e-12)
+        np.testing.assert_allclose(x.grad, np.full((2, 3), 3 * scale), rtol=max(1e-12, 2 * change))
+
+
+def test_checkpoint_whose_recomputation_has_another_shape_names_both():
+    x = Tensor(np.ones((2, 3)), requires_grad=True)
+    w = Tensor(np.full((3, 3), 0.5), requires_grad=True)
+    out = checkpoint(lambda a: a @ w, x)
+    w.data = np.full((3, 4), 0.5)  # replaced by one of another shape before backward
+    with pytest.raises(RuntimeError, match=r"another output than the forward pass \(shape \(2, 4\), where the "
+                                           r"forward pass gave \(2, 3\)\)"):
+        out.sum().backward()
 
 
 def test_checkpoint_over_an_empty_batch():
