@@ -618,3 +618,22 @@ def test_a_value_whose_data_was_set_to_a_value_is_named_at_its_next_op():
     p.data = p - 0.1 * p.grad  # .data forgotten on the right
     with pytest.raises(TypeError, match=r"an operand's \.data is itself a Value: p\.data = p - lr \* p\.grad"):
         p * 2
+
+
+def test_an_op_on_a_number_set_by_hand_to_inf_names_the_op_and_its_operand():
+    v = Value(1.0)
+    v.data = math.inf  # only a hand can put it there
+    with pytest.raises(ValueError, match=r"^relu\(inf\): an operand holds inf, which only v\.data = \.\.\. puts in a Value"):
+        v.relu()
+
+
+def test_an_exponent_of_true_or_false_is_refused_as_a_bool():
+    # True is an int to Python: v ** True was v ** 1, by accident.
+    with pytest.raises(TypeError, match=r"Value \*\* exponent needs an int or float constant, got bool"):
+        Value(2.0) ** True
+
+
+def test_node_is_the_constructor_the_api_notes_name():
+    from tinyad.scalar.value import node
+
+    assert node is Value
