@@ -628,7 +628,7 @@ def test_an_op_on_a_number_set_by_hand_to_inf_names_the_op_and_its_operand():
 
 
 def test_an_exponent_of_true_or_false_is_refused_as_a_bool():
-    # True is an int to Python: v ** True was v ** 1, by accident.
+    # True is an int to Python: let through, v ** True would be v ** 1, by accident.
     with pytest.raises(TypeError, match=r"Value \*\* exponent needs an int or float constant, got bool"):
         Value(2.0) ** True
 
