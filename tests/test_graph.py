@@ -208,7 +208,7 @@ def test_neither_engines_node_class_defines_getattr():
 def test_what_a_node_is_is_these_ten_names_and_a_class_is_none():
     # The contract both engines keep (graph.Node): its fields, then what a node does.
     assert graph.NODE_FIELDS == ("data", "grad", "parents", "op", "backward_rule",
-                           "zero_grad", "has_grad", "accumulate", "release", "new_leaf")
+                                 "zero_grad", "has_grad", "accumulate", "release", "new_leaf")
     for kind in (Value, Tensor):
         assert not graph.is_node(kind), kind  # the class has every name, as descriptors and methods
     assert graph.is_node(Value(1.0)) and graph.is_node(Tensor([1.0]))

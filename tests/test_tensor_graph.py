@@ -661,6 +661,14 @@ def test_a_rule_that_sets_a_gradient_where_a_share_arrived_already_is_refused():
         (x * 3.0).sum().backward()
         double(x, "=").sum().backward()
 
+    def cleared(x):  # a rule that empties its parent's gradient instead of adding into it
+        def rule(out):
+            out.parents[0].grad = None
+        return x.new_node(x.data * 1.0, parents=(x,), op="cleared", backward_rule=rule)
+
+    with pytest.raises(TypeError, match=r"^a leaf of shape \(2,\) had its gradient replaced"):
+        (cleared(x) + x.tanh()).sum().backward()
+
     # Where no share is there yet, = loses nothing; += into a leaf's own array adds in place.
     for set_with in ("=", "+="):
         x.zero_grad()

@@ -159,7 +159,10 @@ def walk(root: Any, seed: Any) -> Iterator:
             try:
                 returned = node.backward_rule(node)
             except TypeError as error:  # named where the slip is the rule's form, not its arithmetic
-                raise rule_not_callable(node) or added_into_none(node, error) or error
+                named = rule_not_callable(node) or added_into_none(node, error)
+                if named is None:
+                    raise
+                raise named from None  # Python's words would only repeat it
             if returned is not None:
                 raise rule_returned(node)  # a rule adds into its parents' gradients: a result would be lost
         yield node
@@ -171,24 +174,21 @@ def rule_not_callable(node: Any) -> Optional[TypeError]:
     rule's own, from inside it."""
     rule = node.backward_rule
     if not callable(rule):
-        error = TypeError(
+        return TypeError(
             f"the {node.op!r} node's backward rule is {rule!r}, a {type(rule).__name__}, not a function: "
             "give the function itself (backward_rule=the_rule, without quotes or a call)"
         )
-    else:
-        try:
-            inspect.signature(rule).bind(node)
-            return None
-        except ValueError:  # a builtin without a signature: nothing to tell
-            return None
-        except TypeError:
-            name = getattr(rule, "__name__", repr(rule))
-            error = TypeError(
-                f"the backward rule {name} of the {node.op!r} node cannot be called as {name}(node): a rule "
-                "takes one argument, its node (read node.grad for the gradient, node.parents for its inputs)"
-            )
-    error.__suppress_context__ = True  # the walk's own line would only repeat it
-    return error
+    try:
+        inspect.signature(rule).bind(node)
+        return None
+    except ValueError:  # a builtin without a signature: nothing to tell
+        return None
+    except TypeError:
+        name = rule_name(node)
+        return TypeError(
+            f"the backward rule {name} of the {node.op!r} node cannot be called as {name}(node): a rule "
+            "takes one argument, its node (read node.grad for the gradient, node.parents for its inputs)"
+        )
 
 
 def added_into_none(node: Any, error: TypeError) -> Optional[TypeError]:
@@ -198,22 +198,24 @@ def added_into_none(node: Any, error: TypeError) -> Optional[TypeError]:
     # Python's words for None + g and None += g: the empty gradient on the left of an addition.
     if not re.search(r"for \+=?: 'NoneType' and", str(error)) or all(p.has_grad() for p in node.parents):
         return None
-    name = getattr(node.backward_rule, "__name__", repr(node.backward_rule))
-    named = TypeError(
-        f"the backward rule {name} of the {node.op!r} node added into a gradient that is None "
+    return TypeError(
+        f"the backward rule {rule_name(node)} of the {node.op!r} node added into a gradient that is None "
         f"({error}): a Tensor's gradient is None until its first share arrives, so a rule adds "
         "into it with parent.accumulate(g), not parent.grad += g"
     )
-    named.__suppress_context__ = True
-    return named
 
 
 def rule_returned(node: Any) -> TypeError:
     """The error for a backward rule that returned something: in PyTorch, a custom Function's
     backward returns the gradients; here a rule adds them into its parents (``accumulate``)."""
-    rule = getattr(node.backward_rule, "__name__", repr(node.backward_rule))
     return TypeError(
-        f"the backward rule {rule} of the {node.op!r} node returned a value: a rule returns nothing, "
+        f"the backward rule {rule_name(node)} of the {node.op!r} node returned a value: a rule returns nothing, "
         "it adds each parent's gradient into it (parent.grad += ... for a Value, "
         "parent.accumulate(...) for a Tensor), or the gradient is lost"
     )
+
+
+def rule_name(node: Any) -> str:
+    """How an error names ``node``'s backward rule: its function's name (its repr for a callable
+    object without one)."""
+    return getattr(node.backward_rule, "__name__", repr(node.backward_rule))

@@ -624,9 +624,9 @@ class Tensor:
 
     @grad.setter
     def grad(self, value: Any) -> None:
-        # During backward a rule adds into a gradient (accumulate); set with = where another
-        # node's share is already in it, it would drop that share without a word.
-        if value is not None and self._grad is not None and value is not self._grad and grad_mode.state.walking:
+        # During backward a rule adds into a gradient (accumulate); set with = (or to None) where
+        # another node's share is already in it, it would drop that share without a word.
+        if self._grad is not None and value is not self._grad and grad_mode.state.walking:
             raise _gradient_replaced(self)
         self._grad = value
 
@@ -714,7 +714,6 @@ class Tensor:
         self.backward_rule = freed_backward
 
 
-
 def _gradient_replaced(t: Tensor) -> TypeError:
     """The error for ``t.grad = ...`` during backward, where ``t`` has a gradient already: a
     backward rule of one's own that sets its parent's gradient instead of adding into it."""
@@ -724,6 +723,7 @@ def _gradient_replaced(t: Tensor) -> TypeError:
         "another share had arrived already and would be lost: a backward rule adds into each parent's "
         "gradient, parent.accumulate(g)"
     )
+
 
 # Methods a learner brings from NumPy's arrays or PyTorch's tensors that a Tensor does not have,
 # and what to write instead. Each becomes a method that raises AttributeError with those words:
