@@ -627,6 +627,22 @@ def test_an_op_on_a_number_set_by_hand_to_inf_names_the_op_and_its_operand():
         v.relu()
 
 
+@pytest.mark.parametrize("op", ["sin", "cos"])
+@pytest.mark.parametrize("bad", [math.inf, -math.inf])
+def test_sin_and_cos_of_an_inf_set_by_hand_name_the_op_not_a_math_domain_error(op, bad):
+    v = Value(1.0)
+    v.data = bad
+    with pytest.raises(ValueError, match=rf"^{op}\({bad}\): an operand holds {bad}, which only v\.data = \.\.\."):
+        getattr(v, op)()
+    # Set after the forward pass, the inf meets the derivative's cos or sin in backward.
+    w = Value(1.0)
+    out = getattr(w, op)()
+    w.data = bad
+    derivative = {"sin": "cos", "cos": "sin"}[op]
+    with pytest.raises(ValueError, match=rf"^{derivative}\({bad}\): an operand holds {bad}"):
+        out.backward()
+
+
 def test_an_exponent_of_true_or_false_is_refused_as_a_bool():
     # True is an int to Python: let through, v ** True would be v ** 1, by accident.
     with pytest.raises(TypeError, match=r"Value \*\* exponent needs an int or float constant, got bool"):

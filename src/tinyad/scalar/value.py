@@ -335,20 +335,20 @@ class Value:
         a.grad += stable_sigmoid(a.data) * out.grad  # d softplus(a)/da = sigmoid(a)
 
     def sin(self) -> Value:
-        return Value(math.sin(self.data), "", (self,), "sin", Value.sin_backward)
+        return Value(periodic(math.sin, self), "", (self,), "sin", Value.sin_backward)
 
     @staticmethod
     def sin_backward(out: Value) -> None:
         a = out.first
-        a.grad += math.cos(a.data) * out.grad
+        a.grad += periodic(math.cos, a) * out.grad  # d sin(a)/da = cos(a)
 
     def cos(self) -> Value:
-        return Value(math.cos(self.data), "", (self,), "cos", Value.cos_backward)
+        return Value(periodic(math.cos, self), "", (self,), "cos", Value.cos_backward)
 
     @staticmethod
     def cos_backward(out: Value) -> None:
         a = out.first
-        a.grad += -math.sin(a.data) * out.grad
+        a.grad += -periodic(math.sin, a) * out.grad  # d cos(a)/da = -sin(a)
 
     def detach(self) -> Value:
         """A new leaf with the same data: the graph behind ``self`` is cut off."""
@@ -491,6 +491,15 @@ def power_slope(x: float, n: Number) -> float:
         raise OverflowError(
             f"the derivative of x ** {n} at x = {x:.6g} overflows a float (more than about 1.8e308)"
         ) from None
+
+
+def periodic(function: Callable[[float], float], v: Value) -> float:
+    """``math.sin`` or ``math.cos`` of ``v``'s number. Of an infinity, which only ``v.data = ...`` puts
+    in a Value, math says no more than "math domain error"; this names the op and its operand."""
+    try:
+        return function(v.data)
+    except ValueError:
+        raise op_error(function.__name__, (v,), function) from None
 
 
 def stable_sigmoid(x: float) -> float:
