@@ -165,6 +165,12 @@ def test_shape_errors_name_both_shapes():
         a @ a
     with pytest.raises(ValueError, match=r"\(2, 3, 4\) and \(5, 4, 2\).*batch dimensions"):
         Tensor(np.ones((2, 3, 4))) @ Tensor(np.ones((5, 4, 2)))
+    # The inner dimension of a 1-D right operand is its only axis; of a batch of matrices, its
+    # second to last, not its first.
+    with pytest.raises(ValueError, match=r"\(2, 3\) and \(4,\): the inner dimensions 3 and 4 differ"):
+        a @ b
+    with pytest.raises(ValueError, match=r"\(2, 3, 4\) and \(2, 5, 6\): the inner dimensions 4 and 5 differ"):
+        Tensor(np.ones((2, 3, 4))) @ Tensor(np.ones((2, 5, 6)))
     with pytest.raises(ValueError, match=r"at least one axis.*\(\) and \(2, 3\)"):
         Tensor(2.0) @ a
     with pytest.raises(ValueError, match=r"\(2, 3\) into shape \(4, 2\)"):

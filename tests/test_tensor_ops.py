@@ -297,6 +297,15 @@ def test_power_refuses_what_is_not_real_and_a_gradient_that_needs_log_of_a_non_p
     np.testing.assert_array_equal(x.grad, [0.0, 0.0])
 
 
+@pytest.mark.parametrize("exponent_at_zero", [0.0, 1.0, 1.5])
+def test_an_overflowing_slope_beside_a_zero_base_with_a_finite_slope_is_named_as_overflow(exponent_at_zero):
+    # 0 ** e has a finite slope for e = 0 (a constant) and e >= 1: only the other entry's slope,
+    # -(1e-200) ** -2, is beyond the floats (its output, 1e200, is not), and it is not blamed on x = 0.
+    base = Tensor([0.0, 1e-200], requires_grad=True)
+    with pytest.raises(OverflowError, match="overflows a float at 1 entries"):
+        (base ** Tensor([exponent_at_zero, -1.0])).sum().backward()
+
+
 def test_an_infinite_slope_of_power_where_no_gradient_arrives_passes_on_zero():
     # (x ** 0.5)[1] does not use x[0] = 0, where sqrt's slope is infinite: its gradient is 0
     # (PyTorch gives nan there). Where the gradient arrives, the slope is refused as before.
