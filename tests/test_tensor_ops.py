@@ -16,7 +16,7 @@ from hypothesis import given, settings
 from hypothesis.extra.numpy import mutually_broadcastable_shapes
 
 from tinyad import Tensor, Value, gradcheck
-from tinyad.tensor import sum_to_shape
+from tinyad.tensor import reductions, sum_to_shape
 
 from op_families import BINARY, DIVISOR_GRADIENTS, ELEMENTWISE, REDUCTIONS  # tests/op_families.py: the ops by family
 from torch_reference import needs_torch, torch  # tests/torch_reference.py
@@ -189,6 +189,15 @@ def test_reductions_over_no_axes_and_bad_axis_types():
             x.sum(axis=bad)
     with pytest.raises(ValueError, match="repeats"):
         x.mean(axis=(1, -1))
+
+
+@pytest.mark.parametrize("name", ["sum", "mean", "max", "min"])
+def test_the_reduction_module_s_functions_take_the_methods_defaults(name):
+    # tensor.reductions is the op module a lesson reads; called alone, its functions reduce as
+    # the methods do: over every axis, the reduced axes dropped.
+    x = Tensor(np.arange(6.0).reshape(2, 3))
+    assert getattr(reductions, name)(x).shape == getattr(x, name)().shape == ()
+    assert getattr(reductions, name)(x, 0).shape == getattr(x, name)(0).shape == (3,)
 
 
 def test_transpose_refuses_axes_out_of_range():
