@@ -445,6 +445,8 @@ def test_an_index_pytorch_refuses_is_named_with_the_tensors_shape():
     with pytest.raises(IndexError, match=r"cannot index a tensor of shape \(3,\) with slice\(None, None, -1\): step.*"
                                          r"\(torch takes no negative step in a slice, where NumPy does: reverse"):
         t[::-1]  # NumPy reverses; PyTorch's tensors take no negative step (a ValueError of its own)
+    with pytest.raises(IndexError, match=r"with slice\(None, None, 0\): slice step cannot be zero$"):
+        t[::0]  # refused by every library: no hint about negative steps
 
 
 @needs_torch_tensors

@@ -175,6 +175,8 @@ def test_shape_errors_name_both_shapes():
         Tensor(2.0) @ a
     with pytest.raises(ValueError, match=r"\(2, 3\) into shape \(4, 2\)"):
         a.reshape(4, 2)
+    with pytest.raises(ValueError, match=r"\(4,\) into shape \(-2, -2\)"):
+        Tensor(np.ones(4)).reshape(-2, -2)  # -1 is the one negative size: -2 * -2 is 4, but no shape
     with pytest.raises(ValueError, match=r"axis 2 is out of range.*\(2, 3\)"):
         a.sum(axis=2)
 

@@ -202,10 +202,11 @@ def test_the_reduction_module_s_functions_take_the_methods_defaults(name):
 
 def test_transpose_refuses_axes_out_of_range():
     x = Tensor(np.ones((2, 3)))
-    for axes in ((0, 3), (0, 2), (0,), (1, 1), (1.0, 0)):
+    for axes in ((0, 3), (0, 2), (1, 2), (-3, 0), (0,), (1, 1), (1.0, 0)):  # (1, 2) is (1, 0) mod 2
         with pytest.raises(ValueError, match=r"not a permutation of the axes of shape \(2, 3\)"):
             x.transpose(*axes)
     assert x.transpose(-1, 0).shape == (3, 2)
+    assert x.transpose(1, -2).shape == (3, 2)  # -2, the first axis counted from the end
 
 
 def test_indexing_with_negative_repeated_indices_and_negative_steps():
