@@ -71,6 +71,8 @@ def test_errors_are_the_same_in_any_library(xp):
         Tensor(to(xp, np.array([1.0, np.nan])))
     with pytest.raises(TypeError, match="float32 or float64, got int64"):
         Tensor(to(xp, np.array([1.0])), dtype=np.int64)
+    with pytest.raises(TypeError, match=r"Tensor needs real numbers \(a float or integer array\), got dtype complex"):
+        Tensor(to(xp, np.array([1.0 + 2.0j])))
     with pytest.raises(OverflowError, match="exp overflows float64 at 1 entries"):
         Tensor(to(xp, np.array([1.0, 1000.0]))).exp()
     with pytest.raises(ValueError, match="log needs positive entries: 1 of the 2"):

@@ -84,6 +84,9 @@ def test_bad_dtype_and_tensor_input():
 def test_non_finite_data_is_refused():
     with pytest.raises(ValueError, match=r"2 entries are nan or inf, the first at index \(0, 1\)"):
         Tensor([[1.0, np.nan], [np.inf, 2.0]])
+    for dtype in (np.float64, np.float32):  # a batch of floats takes a path of its own, the quickest
+        with pytest.raises(ValueError, match=r"1 entries are nan or inf, the first at index \(1,\)"):
+            Tensor(np.array([1.0, np.nan], dtype=dtype))
     with pytest.raises(ValueError, match="finite"):
         Tensor([1.0]) * float("inf")
 
