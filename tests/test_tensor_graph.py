@@ -81,6 +81,14 @@ def test_bad_dtype_and_tensor_input():
         Tensor(Tensor([1.0]))
 
 
+@pytest.mark.parametrize("field", ["parents", "op", "saved"])
+def test_a_tensor_given_one_of_an_op_s_fields_without_its_rule_is_refused(field):
+    # A node of one's own, half made: any one of the three, alone, asks for the rule.
+    given = {"parents": (Tensor([1.0]),), "op": "double", "saved": 2.0}[field]
+    with pytest.raises(TypeError, match=r"got parents, op or saved but no backward_rule: an op's output needs the rule"):
+        Tensor([2.0], **{field: given})
+
+
 def test_non_finite_data_is_refused():
     with pytest.raises(ValueError, match=r"2 entries are nan or inf, the first at index \(0, 1\)"):
         Tensor([[1.0, np.nan], [np.inf, 2.0]])
