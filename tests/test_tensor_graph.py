@@ -1159,6 +1159,7 @@ def test_numpys_operators_with_a_tensor_on_the_right_are_the_tensors_own():
         total += t
     # The questions about a shape need no graph, and keep their answers.
     assert (np.shape(t), np.ndim(t), np.size(t)) == ((2,), 1, 2)
+    assert np.size(Tensor(np.ones((2, 3))), 1) == 3  # an axis, passed on
 
 
 def test_an_in_place_operator_on_a_parameter_is_refused_and_elsewhere_makes_a_new_node():
