@@ -1178,6 +1178,12 @@ def test_an_in_place_operator_on_a_parameter_is_refused_and_elsewhere_makes_a_ne
     total.backward()
     np.testing.assert_allclose(total.data, 10.0)
     np.testing.assert_allclose(p.grad, [6.0, 12.0])  # 2p from the first backward, 4p from the sum
+    t = Tensor([6.0])  # each in-place operator as its operator, on a tensor that is no parameter
+    t += 2
+    t -= 4
+    t *= 3
+    t /= 4
+    assert t.item() == 3.0
 
 
 def test_a_backward_grad_too_large_for_the_outputs_dtype_is_named_as_such():
