@@ -66,6 +66,14 @@ def test_reading_a_tensor_of_another_library(xp):
     assert t.detach().xp is t.xp and [row.shape for row in t] == [(2,)]
 
 
+def test_backward_takes_a_list_or_a_number_as_grad_in_any_library(xp):
+    # Python's numbers belong to no library: they join the output's, as in an op.
+    t = Tensor(to(xp, np.array([1.0, 2.0])), requires_grad=True)
+    (t * 2).backward([1.0, 3.0])
+    (t * 2).sum().backward(0.5)
+    assert type(t.grad) is kind(xp) and backend.to_numpy(t.grad).tolist() == [3.0, 7.0]
+
+
 def test_errors_are_the_same_in_any_library(xp):
     with pytest.raises(ValueError, match="must be finite: 1 entries are nan or inf, the first at index \\(1,\\)"):
         Tensor(to(xp, np.array([1.0, np.nan])))
