@@ -985,6 +985,8 @@ def test_a_node_made_by_hand_that_holds_no_floats_is_named_not_blamed_on_a_data_
     y.data = np.array([[1, 2], [3, 4]])
     with pytest.raises(TypeError, match=r"data was set by hand \(t.data = ...\) to an array of int64"):
         y.sum()
+    with pytest.raises(TypeError, match=r"data was set by hand \(t.data = ...\) to an array of int64"):
+        repr(y)  # shown as it is, it would pass for a tensor of ints
 
 
 def test_backward_from_a_node_made_by_hand_without_its_parents_names_that_cause():
