@@ -1076,6 +1076,8 @@ def test_a_leaf_gradient_set_by_hand_to_another_shape_type_or_dtype_is_named(own
 def test_a_tensor_formats_as_its_number_and_is_no_float_no_numpy_array_and_has_no_order():
     loss = (Tensor([0.5, 0.25], requires_grad=True) * 2).sum()
     assert f"{loss:.3f}" == "1.500" and f"{loss}" == repr(loss)
+    assert type(loss.data) is np.ndarray  # NumPy's sum of all entries is a scalar: kept as a 0-d array
+    assert repr(Tensor([1.0], dtype=np.float32)) == "Tensor([1.], dtype=float32)"
     with pytest.raises(TypeError, match=r"format '\.3f' of a Tensor of shape \(2,\)"):
         f"{Tensor([1.0, 2.0]):.3f}"
     with pytest.raises(TypeError, match=r"float\(\) of a Tensor: use t\.item\(\)"):
@@ -1220,9 +1222,9 @@ def test_a_read_only_gradient_set_by_hand_is_named():
         (w * 2).sum().backward()
 
 
-@pytest.mark.parametrize("grad", ["1", True, np.bool_(True), b"1"])
-def test_backward_refuses_a_string_or_a_bool_as_its_grad(grad):
-    y = Tensor([1.0], requires_grad=True) * 2  # NumPy read "1" and True as 1.0
+@pytest.mark.parametrize("grad", ["1", True, np.bool_(True), b"1", [1.0, "a"]])
+def test_backward_refuses_a_grad_that_is_not_numbers(grad):
+    y = Tensor([1.0, 2.0], requires_grad=True) * 2  # NumPy read "1" and True as 1.0
     with pytest.raises(TypeError, match="backward\\(grad=...\\) needs an array of numbers, got"):
         y.backward(grad)
 
