@@ -124,7 +124,7 @@ def test_mixing_libraries_in_one_op_names_both(xp):
     ours = Tensor(np.ones(2))
     article = f"{'an' if name[0] in 'aeiou' else 'a'} {name} {'tensor' if name == 'torch' else 'array'}"
     cases = [
-        (lambda: ours + theirs, f"cannot combine a numpy array and {article} in '\\+'"),
+        (lambda: ours + theirs, f"cannot combine a numpy array and {article} in '\\+': put both in one library"),
         (lambda: theirs - ours, f"cannot combine {article} and a numpy array in '-'"),
         (lambda: theirs * np.ones(2), f"cannot combine {article} and a numpy array in '\\*'"),
         (lambda: ours @ theirs, "in '@'"),
@@ -389,6 +389,15 @@ def test_a_pytorch_product_of_ints_set_by_hand_and_floats_names_the_data_set_by_
     for call in (lambda: F.linear(x, w), lambda: F.rnn_step(x, x, w, w, Tensor(torch.zeros(3, dtype=torch.float64)))):
         with pytest.raises(TypeError, match=r"set by hand \(t\.data = \.\.\.\) to an array of int64"):
             call()
+
+
+@needs_strict
+def test_a_product_of_two_float_dtypes_promotes_in_the_standard_as_in_numpy():
+    # Only PyTorch's @ refuses to mix them (below); the standard promotes to the wider.
+    x32 = Tensor(array_api_strict.ones((2, 3), dtype=array_api_strict.float32), requires_grad=True)
+    w64 = Tensor(array_api_strict.ones((3, 3), dtype=array_api_strict.float64))
+    assert (x32 @ w64).dtype == array_api_strict.float64
+    assert F.linear(x32, w64).dtype == array_api_strict.float64
 
 
 @needs_torch_tensors
