@@ -528,6 +528,7 @@ def test_a_value_formats_as_its_number_and_refuses_to_be_a_float_or_ordered():
     ("np.tanh(v)", r"v\.tanh\(\)"),
     ("np.exp(v)", r"v\.exp\(\)"),
     ("np.maximum(v, 0)", r"v\.relu\(\) for np\.maximum\(v, 0\)"),
+    ("np.maximum(0, v)", r"v\.relu\(\) for np\.maximum\(v, 0\)"),  # a function, with the Value second
     ("np.sqrt(v)", r"v \*\* 0\.5"),
     ("np.absolute(v)", r"its own ops \(v\.exp\(\), v\.tanh\(\), v \*\* 2\)"),
     ("np.sign(v)", r"np\.sign\(v\.data\) \(its result has no gradient to follow\)"),

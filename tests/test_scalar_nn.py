@@ -151,6 +151,8 @@ def test_bad_sizes_and_inputs_are_named():
             make()
     with pytest.raises(TypeError, match=r"nouts must be a list of layer sizes, like \[16, 1\], got 4"):
         MLP(2, 4)
+    with pytest.raises(TypeError, match=r"nouts must be a list of layer sizes, like \[16, 1\], got 3\.5"):
+        MLP(2, 3.5)  # no int, and nothing to iterate over either
     with pytest.raises(TypeError, match="takes a list of 2 inputs, got float"):
         MLP(2, [1])(1.0)
 
