@@ -498,8 +498,8 @@ def periodic(function: Callable[[float], float], v: Value) -> float:
     in a Value, math says no more than "math domain error"; this names the op and its operand."""
     try:
         return function(v.data)
-    except ValueError:
-        raise op_error(function.__name__, (v,), function) from None
+    except ValueError:  # op_error names an operand that is not finite once it has a rule: any, here
+        raise op_error(function.__name__, (v,), backward_rule=function) from None
 
 
 def stable_sigmoid(x: float) -> float:
