@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from tinyad import gradcheck
-from tinyad.scalar.nn import MLP, Layer, Neuron, RNNCell
+from tinyad.scalar.nn import MLP, Layer, Module, Neuron, RNNCell
 
 
 def test_neuron_computes_tanh_of_a_weighted_sum():
@@ -129,6 +129,23 @@ def test_wrong_number_of_inputs_is_named():
         Neuron(3)([1.0, 2.0])
     with pytest.raises(ValueError, match="h takes 2 inputs, got 3"):
         RNNCell(1, 2)([1.0], [0.0, 0.0, 0.0])
+    with pytest.raises(ValueError, match="x takes 2 inputs, got 1"):
+        RNNCell(2, 2)([1.0], [0.0, 0.0])
+    with pytest.raises(ValueError, match=r"takes 2 inputs, got 1 \(a batch of 1 examples\? The network takes one"):
+        MLP(2, [1])([[1.0, 2.0]])  # a batch of one example
+
+
+def test_the_modules_show_their_sizes_and_a_module_without_an_output_says_so():
+    assert repr(Neuron(2)) == "Neuron(2, tanh)" and repr(Neuron(2, nonlin=False)) == "Neuron(2, linear)"
+    assert repr(Layer(2, 2, seed=0)) == "Layer([Neuron(2, tanh), Neuron(2, tanh)])"
+    assert repr(MLP(2, [3, 1], seed=0)) == "MLP(2-3-1)" and repr(MLP(2, [1], seed=0)) == "MLP(2-1)"
+    assert repr(RNNCell(2, 3)) == "RNNCell(nin=2, nhidden=3)"
+
+    class Network(Module):  # parameters, but no __call__
+        pass
+
+    with pytest.raises(TypeError, match=r"Network must define __call__\(self, x\), which computes its output"):
+        Network()([1.0])
 
 
 def test_zero_grad_clears_every_parameter():
@@ -146,6 +163,7 @@ def test_bad_sizes_and_inputs_are_named():
         (lambda: MLP(2, []), "MLP needs at least one layer"),
         (lambda: MLP(2, [4, 0]), r"MLP's nouts\[1\] must be an int >= 1, got 0"),
         (lambda: RNNCell(1, 2.5), "RNNCell's nhidden must be an int >= 1, got 2.5"),
+        (lambda: RNNCell(0, 2), "RNNCell's nin must be an int >= 1, got 0"),
     ]:
         with pytest.raises(ValueError, match=words):
             make()
