@@ -20,6 +20,7 @@ def test_xor_is_the_truth_table():
     points, labels = data.xor()
     expected = np.where(points[:, 0] != points[:, 1], 1.0, -1.0)
     np.testing.assert_array_equal(labels, expected)
+    assert sorted(map(tuple, points.tolist())) == [(0.0, 0.0), (0.0, 1.0), (1.0, 0.0), (1.0, 1.0)]
 
 
 def test_moons_shapes_labels_and_seed():
@@ -39,6 +40,8 @@ def test_moons_without_noise_lie_on_their_half_circles():
     top = labels < 0
     np.testing.assert_allclose(x[top] ** 2 + y[top] ** 2, 1.0)
     np.testing.assert_allclose((x[~top] - 1.0) ** 2 + (y[~top] - 0.5) ** 2, 1.0)
+    # Each a whole half circle: the top one from x = 1 round to x = -1, above y = 0.
+    assert x[top].min() < -0.9 and x[top].max() > 0.9 and y[top].min() >= 0.0
 
 
 def test_spirals_classes_and_radius():
@@ -46,6 +49,30 @@ def test_spirals_classes_and_radius():
     assert points.shape == (300, 2)
     assert sorted(np.bincount(labels)) == [100, 100, 100]
     assert np.linalg.norm(points, axis=1).max() <= 1.0
+
+
+def test_spirals_lie_on_their_arms_and_noise_spreads_the_angle():
+    # The angle of a point is 2 pi turns r + 2 pi label / classes, plus the noise: found again
+    # from the points, modulo a whole turn.
+    for noise in (0.0, 0.2):
+        points, labels = data.spirals(3000, classes=3, turns=1.5, noise=noise, seed=1)
+        r = np.linalg.norm(points, axis=1)
+        assert 0.05 <= r.min() and r.max() <= 1.0
+        arm = 2 * np.pi * 1.5 * r + 2 * np.pi * labels / 3
+        off = np.angle(np.exp(1j * (np.arctan2(points[:, 1], points[:, 0]) - arm)))  # in (-pi, pi]
+        if noise == 0.0:
+            np.testing.assert_allclose(off, 0.0, atol=1e-9)
+        else:
+            assert abs(off.mean()) < 0.02 and 0.18 < off.std() < 0.22
+
+
+def test_sine_sequences_spread_their_frequencies_and_phases():
+    seqs = data.sine_sequences(2000, 5, seed=3)
+    w = np.arccos((seqs[:, 2] + seqs[:, 0]) / (2 * seqs[:, 1]))  # s[t+1] + s[t-1] = 2 cos(w) s[t]
+    assert 0.3 - 1e-9 <= w.min() < 0.32 and 0.88 < w.max() <= 0.9 + 1e-9
+    # s[0] = sin(phase), with the phase anywhere in a whole turn: as often below 0 as above.
+    assert abs((seqs[:, 0] < 0).mean() - 0.5) < 0.05
+    assert data.sine_sequences(2, 5, frequencies=(0.5, 0.5)).shape == (2, 5)  # one frequency
 
 
 def test_sine_sequences_follow_their_sine():
@@ -64,6 +91,8 @@ def test_parity_is_the_running_parity():
         for b, p in zip(row_bits, row_parity):
             ones += int(b)
             assert p == ones % 2
+    bits, _ = data.parity_sequences(50, 40, seed=0)
+    assert abs(bits.mean() - 0.5) < 0.05  # fair bits: half of them ones
 
 
 @pytest.mark.parametrize(
@@ -75,6 +104,10 @@ def test_parity_is_the_running_parity():
         (lambda: data.sine_sequences(3, 1), "length must be an int >= 2"),
         (lambda: data.sine_sequences(3, 5, frequencies=(0.9, 0.3)), "0 < low <= high"),
         (lambda: data.parity_sequences(2.5, 3), "count must be an int"),
+        (lambda: data.parity_sequences(2, 0), "length must be an int >= 1"),
+        (lambda: data.sine_sequences(0, 5), "count must be an int >= 1"),
+        (lambda: data.spirals(2, classes=3), "n must be an int >= 3"),
+        (lambda: data.spirals(30, noise=-0.1), "noise must be >= 0"),
     ],
 )
 def test_bad_arguments_are_named(call, words):
@@ -206,7 +239,7 @@ def test_toy_data_refuses_settings_that_would_make_nan_points(make, words):
         make()
 
 
-@pytest.mark.parametrize("frequencies", [(0.1, float("inf")), (0.1, 0.2, 0.3), 0.5, None, ("a", "b")])
+@pytest.mark.parametrize("frequencies", [(0.1, float("inf")), (0.0, 0.5), (0.1, 0.2, 0.3), 0.5, None, ("a", "b")])
 def test_sine_sequences_names_bad_frequencies(frequencies):
     # They failed in NumPy's or Python's words ("too many values to unpack", "range exceeds").
     with pytest.raises(ValueError, match="frequencies must"):
