@@ -783,7 +783,8 @@ def notebook_errors() -> dict[str, dict]:
     exercise.cells[2].source = ("def lse(x, axis):\n    m = np.max(x, axis=axis)\n"  # answered;
                                 "    return m + np.log(np.sum(np.exp(x - m), axis=axis))")  # 2 is blank
     kernel = KernelManager(kernel_name="python3", kernel_spec_manager=build.CurrentPythonKernels())
-    NotebookClient(exercise, km=kernel, timeout=60, allow_errors=True).execute()
+    # cleanup_kc: a kernel handed to nbclient is otherwise left running until pytest exits.
+    NotebookClient(exercise, km=kernel, timeout=60, allow_errors=True).execute(cleanup_kc=True)
     errors = {}
     for cell in exercise.cells:
         for output in cell.get("outputs", []):

@@ -147,7 +147,9 @@ def execute(path: Path, timeout: int) -> None:
     # no engine, or another: it would import whichever tinyad is installed, not this clone's.
     env["PYTHONPATH"] = os.pathsep.join([str(ROOT / "src"), *filter(None, [env.get("PYTHONPATH")])])
     try:
-        client.execute(env=env)
+        # cleanup_kc: nbclient shuts down only the kernels it starts, and this one it was handed
+        # (it would live on, idle, until build.py exits: one per notebook built).
+        client.execute(env=env, cleanup_kc=True)
     except CellExecutionError as error:
         raise SystemExit(f"build.py: {shown(path)} failed, left unchanged:\n{error}")
     except CellTimeoutError:
