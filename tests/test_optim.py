@@ -278,7 +278,7 @@ def test_step_calls_update_once_per_parameter_with_its_own_state():
 
 def test_adam_update_reads_as_the_rule():
     source = inspect.getsource(Adam.update)
-    for words in ("First moment", "Second moment", "Bias correction", "v_hat**0.5 + self.eps"):
+    for words in ("First moment", "Second moment", "Bias correction", "sqrt(v_hat) + self.eps"):
         assert words in source
 
 

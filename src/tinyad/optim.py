@@ -5,13 +5,14 @@ that has a gradient; ``state`` is that parameter's own dict (a momentum buffer, 
 moments), kept from step to step in ``optimizer.state``. ``SGD.update`` and
 ``Adam.update`` are the rules themselves, public and short, for a lesson to print.
 
-They read and write only ``p.data`` and ``p.grad``, with arithmetic operators alone, so the
-same classes drive ``Value`` parameters (floats) and ``Tensor`` parameters (arrays of NumPy or
-of any library that follows the array API standard, on any device). The
-update rules are ``torch.optim.SGD``'s and ``torch.optim.Adam``'s: the same formulas, which
-PyTorch computes with fused operations (a multiply and an add rounded once, Adam's terms
-rearranged), so the same run gives the same numbers in both to rounding, a unit in the last
-place here and there in a step; over many steps those grow as any rounding does.
+They read and write only ``p.data`` and ``p.grad``, with arithmetic operators and a square root
+(``sqrt``: of a number, or of an array in its own library), so the same classes drive ``Value``
+parameters (floats) and ``Tensor`` parameters (arrays of NumPy or of any library that follows
+the array API standard, on any device). The update rules are ``torch.optim.SGD``'s and
+``torch.optim.Adam``'s: the same formulas, which PyTorch computes with fused operations (a
+multiply and an add rounded once, Adam's terms rearranged), so the same run gives the same
+numbers in both to rounding, a unit in the last place here and there in a step; over many steps
+those grow as any rounding does.
 
 What would corrupt a parameter is refused where it enters: a setting that is not a
 finite number in range (whenever it is set: at construction, or later, as a schedule sets
@@ -223,7 +224,18 @@ class Adam(Optimizer):
         m_hat = state["m"] / (1 - beta1 ** state["t"])
         v_hat = state["v"] / (1 - beta2 ** state["t"])
         # Step by the mean over its typical size; eps outside the square root.
-        p.data = p.data - self.lr * m_hat / (v_hat**0.5 + self.eps)
+        p.data = p.data - self.lr * m_hat / (sqrt(v_hat) + self.eps)
+
+
+def sqrt(x: Any) -> Any:
+    """The square root of a number (``math.sqrt``) or of an array (its own library's ``sqrt``).
+
+    Not ``x ** 0.5``: that is a power, which NumPy before 2.3 rounds differently from the square
+    root for some libraries' arrays (a unit in the last place in one entry of twenty), where the
+    square root is correctly rounded in every library, so Adam's step is the same to the last bit
+    in each library that computes with NumPy.
+    """
+    return namespace(x).sqrt(x) if is_array(x) else math.sqrt(x)
 
 
 def _stale_state(data: Any, state: dict[str, Any]) -> list[str]:
