@@ -47,7 +47,7 @@ def to_text(nb: NotebookNode) -> str:
     """The text form of a notebook: its cells' sources and tags, in MyST Markdown."""
     nb = copy.deepcopy(nb)
     nb.metadata = {"jupytext": dict(FILTERS)}
-    text = jupytext.writes(nb, fmt=FORMAT)
+    text = jupytext.writes(nb, fmt=FORMAT).lstrip("\n")  # jupytext 1.16.0 leaves a blank line first
     return text if text.endswith("\n") else text + "\n"
 
 
