@@ -6,6 +6,7 @@ import re
 import sys
 from pathlib import Path
 
+import pytest
 import yaml
 
 if sys.version_info >= (3, 11):
@@ -97,3 +98,19 @@ def test_ci_runs_the_readme_commands_word_for_word():
     learner = ci.index('bash -c "$RUN_TESTS"')
     assert ci.index("python3 -m venv") < learner
     assert learner < ci.index("pip install -q torch==2.13.0") and learner < ci.index("apt-get install -y -qq graphviz")
+
+
+def test_ci_holds_every_requirement_to_its_floor():
+    # .ci/run installs these in a second environment: each floor of pyproject.toml, tested.
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("oldest_versions", ROOT / ".ci" / "oldest_versions.py")
+    oldest_versions = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(oldest_versions)
+    pins = oldest_versions.constraints(tomllib.loads((ROOT / "pyproject.toml").read_text()))
+    project = _pyproject()
+    assert len(pins) == len(project["dependencies"]) + len(project["optional-dependencies"]["test"])
+    assert {"numpy==2.1.*", "pytest==8.0.*", "matplotlib==3.8.4", "tomli==2.0.*; python_version < '3.11'"} <= set(pins)
+    with pytest.raises(ValueError, match="'numpy<3': every requirement of the course is 'name>=floor'"):
+        oldest_versions.oldest("numpy<3")
+    assert "oldest_versions.py" in (ROOT / ".ci" / "run").read_text()
