@@ -1,6 +1,6 @@
 """The RNN from primitive ops taken apart: where its time over NumPy by hand goes.
 
-    python benchmarks/rnn_split.py    # about a minute
+    python benchmarks/rnn_split.py    # about 10 s
 
 The RNN of ``tensor_bench.py`` (T = 100, batch 32, 32 inputs, 128 hidden, float64, one thread),
 three ways: NumPy by hand, tinyad from primitive ops (``(x_t @ W_x + h @ W_h + b).tanh()``, five
