@@ -723,7 +723,9 @@ def test_code_run_by_exec_is_the_learners_though_its_source_is_not_on_disk():
     namespace = {}
     exec(compile("def halve(x):\n    return x / 0\n", "<cell 3>", "exec"), namespace)
     text = failure_of(lambda: grading.call_checked(namespace["halve"], 1.0, what="w", tried="t", hint="h"))
-    assert text.splitlines()[3:] == ["  got:      ZeroDivisionError: float division by zero",
+    with pytest.raises(ZeroDivisionError) as pythons:  # its words: "float division by zero" before 3.14
+        1.0 / 0
+    assert text.splitlines()[3:] == [f"  got:      ZeroDivisionError: {pythons.value}",
                                      "            in your code: <cell 3>, line 2, in halve", "  hint:     h"]
 
 
