@@ -185,9 +185,19 @@ def test_without_chromium_it_fails_saying_what_to_install(monkeypatch, tmp_path,
     assert "apt install chromium chromium-driver" in capsys.readouterr().err
 
 
+def test_without_dot_it_fails_saying_what_to_install(monkeypatch, tmp_path, capsys):
+    # It failed at lesson 02, saying "the stepper highlights 0 nodes, not 1".
+    monkeypatch.setattr(check, "CHROMIUM", sys.executable)
+    monkeypatch.setattr(check, "CHROMEDRIVER", sys.executable)
+    monkeypatch.setenv("PATH", str(tmp_path))
+    assert check.main(["--screenshots", str(tmp_path / "shots")]) == 1
+    assert "dot program is not on the PATH: apt install graphviz" in capsys.readouterr().err
+
+
 def test_without_selenium_it_fails_saying_what_to_install(monkeypatch, tmp_path, capsys):
     monkeypatch.setattr(check, "CHROMIUM", sys.executable)
     monkeypatch.setattr(check, "CHROMEDRIVER", sys.executable)
+    monkeypatch.setattr(check, "dot_program", lambda: "/usr/bin/dot")  # whether or not it is here
     monkeypatch.setitem(sys.modules, "selenium", None)  # import selenium now fails
     assert check.main(["--screenshots", str(tmp_path / "shots")]) == 1
     assert 'pip install -e ".[browser]"' in capsys.readouterr().err
@@ -201,6 +211,7 @@ def test_an_unexpected_error_is_reported_and_fails(monkeypatch, tmp_path, capsys
     # Whether or not chromium and Selenium are installed where the tests run:
     monkeypatch.setattr(check, "CHROMIUM", sys.executable)
     monkeypatch.setattr(check, "CHROMEDRIVER", sys.executable)
+    monkeypatch.setattr(check, "dot_program", lambda: "/usr/bin/dot")
     monkeypatch.setitem(sys.modules, "selenium", types.ModuleType("selenium"))
     assert check.main(["--screenshots", str(tmp_path / "shots")]) == 1
     assert "FAILED: RuntimeError('chromedriver would not start')" in capsys.readouterr().err
