@@ -2,8 +2,9 @@
 
     python tools/check_in_browser.py --screenshots DIR
 
-Needs Debian's Chromium and its driver and the Graphviz ``dot`` program (``apt install chromium
-chromium-driver graphviz``: step 4 hides ``dot`` itself) and Selenium (``python -m pip install -e ".[browser]"``); nothing here downloads a browser.
+Needs Debian's Chromium, its driver and the Graphviz ``dot`` program (``apt install chromium
+chromium-driver graphviz``; step 4 hides ``dot`` itself) and Selenium (``python -m pip install -e
+".[browser]"``); nothing here downloads a browser.
 
 1. Copies the repository's ``notebooks/``, ``exercises/`` (made afresh from ``solutions/``,
    so blank whatever this clone holds) and ``src/`` into a temporary folder (nothing the
@@ -114,7 +115,7 @@ def main(argv: list[str] | None = None) -> int:
         if not Path(program).exists():
             print(f"FAILED: {program} not found: apt install chromium chromium-driver", file=sys.stderr)
             return 1
-    if dot_program() is None:  # else lesson 02's stepper would fail, highlighting no node of a drawing not made
+    if dot_program() is None:  # else lesson 02's stepper fails later, highlighting no node of no drawing
         print("FAILED: the Graphviz dot program is not on the PATH: apt install graphviz (the lessons' drawings "
               "need it; the check hides it itself where it opens lesson 01 without it)", file=sys.stderr)
         return 1
