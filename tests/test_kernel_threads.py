@@ -1,0 +1,78 @@
+"""The notebooks that measure memory, run while another thread of their kernel allocates.
+
+``tracemalloc`` counts the allocations of every thread in the kernel's process, and in JupyterLab
+the kernel is not alone with a cell: after each cell, JupyterLab 4.7's debugger asks the kernel
+which modules are loaded, and the kernel's control thread puts that answer together (a few hundred
+KiB of lists and dicts) while the next cell runs. Under nbval nothing asks, so a measurement could
+pass every test here and fail in a learner's Run All. The lessons therefore keep the least of three
+runs, a pause apart (lesson 08's ``least``). Here each notebook that uses ``tracemalloc`` runs with
+such a thread: shortly after every cell starts, a few hundred KiB allocated, held a while, freed.
+Every cell must still pass.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tools"))
+
+import build  # noqa: E402  (tools/ is a folder of scripts, not a package)
+import nbtools  # noqa: E402
+
+# Run first in the kernel: after each cell starts, a thread waits up to 80 ms, then allocates what
+# the debugger's answer allocates (2,000 small dicts, about 600 KiB), holds it 30 ms and frees it.
+ANOTHER_THREAD = '''
+import random, threading, time
+
+def _allocate_beside(info, rng=random.Random(0)):
+    delay = rng.uniform(0.0, 0.08)
+
+    def answer():
+        time.sleep(delay)
+        modules = [{"id": i, "name": f"module_{i}", "path": f"/site-packages/module_{i}.py"}
+                   for i in range(2000)]
+        time.sleep(0.03)
+        del modules
+
+    threading.Thread(target=answer, daemon=True).start()
+
+get_ipython().events.register("pre_run_cell", _allocate_beside)
+'''
+
+MEASURING = sorted(
+    path for folder in ("notebooks", "solutions") for path in nbtools.lessons_in(ROOT / folder)
+    if any("tracemalloc" in cell.source for cell in nbtools.read(path).cells if cell.cell_type == "code")
+)
+
+
+def test_the_notebooks_that_measure_memory_are_found():
+    names = [path.name for path in MEASURING]
+    assert "08_memory.ipynb" in names and "10_fusion_devices.ipynb" in names, names
+
+
+@pytest.mark.parametrize("path", MEASURING, ids=lambda path: f"{path.parent.name}/{path.name}")
+def test_memory_measurements_hold_while_another_thread_allocates(path):
+    from jupyter_client.manager import KernelManager
+    from nbclient import NotebookClient
+
+    nb = nbtools.read(path)
+    nb.cells.insert(0, nbformat.v4.new_code_cell(ANOTHER_THREAD))
+    kernel = KernelManager(kernel_name="python3", kernel_spec_manager=build.CurrentPythonKernels())
+    # cleanup_kc: a kernel handed to nbclient is otherwise left running until pytest exits.
+    NotebookClient(nb, km=kernel, timeout=300, allow_errors=True,
+                   resources={"metadata": {"path": str(path.parent)}}).execute(cleanup_kc=True)
+    failed = []
+    for number, cell in enumerate(nb.cells[1:], start=1):
+        if cell.cell_type != "code" or nbtools.RAISES_TAG in cell.metadata.get("tags", []):
+            continue
+        for output in cell.outputs:
+            if output.output_type == "error":
+                last = re.sub(r"\x1b\[[0-9;]*m", "", output.traceback[-1] if output.traceback else "")
+                failed.append(f"cell {number} ({cell.source.splitlines()[0][:60]!r}): {last}")
+    assert not failed, "\n".join(failed)
