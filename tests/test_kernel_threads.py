@@ -12,7 +12,6 @@ Every cell must still pass.
 
 from __future__ import annotations
 
-import re
 import sys
 from pathlib import Path
 
@@ -24,11 +23,15 @@ sys.path.insert(0, str(ROOT / "tools"))
 
 import build  # noqa: E402  (tools/ is a folder of scripts, not a package)
 import nbtools  # noqa: E402
+from test_build import ANSI_CODE  # noqa: E402
 
 # Run first in the kernel: after each cell starts, a thread waits up to 80 ms, then allocates what
 # the debugger's answer allocates (2,000 small dicts, about 600 KiB), holds it 30 ms and frees it.
 ANOTHER_THREAD = '''
 import random, threading, time
+
+_answered = []  # one entry a cell: the thread did allocate beside it
+
 
 def _allocate_beside(info, rng=random.Random(0)):
     delay = rng.uniform(0.0, 0.08)
@@ -38,6 +41,7 @@ def _allocate_beside(info, rng=random.Random(0)):
         modules = [{"id": i, "name": f"module_{i}", "path": f"/site-packages/module_{i}.py"}
                    for i in range(2000)]
         time.sleep(0.03)
+        _answered.append(len(modules))
         del modules
 
     threading.Thread(target=answer, daemon=True).start()
@@ -62,17 +66,21 @@ def test_memory_measurements_hold_while_another_thread_allocates(path):
     from nbclient import NotebookClient
 
     nb = nbtools.read(path)
+    ran = sum(1 for cell in nb.cells if cell.cell_type == "code" and cell.source.strip())
     nb.cells.insert(0, nbformat.v4.new_code_cell(ANOTHER_THREAD))
+    # Last: the thread allocated beside every cell (a test that had run alone could not fail).
+    nb.cells.append(nbformat.v4.new_code_cell(
+        f"time.sleep(0.2)\nassert len(_answered) >= {ran}, f'the thread allocated beside {{len(_answered)}} of {ran} cells'"))
     kernel = KernelManager(kernel_name="python3", kernel_spec_manager=build.CurrentPythonKernels())
     # cleanup_kc: a kernel handed to nbclient is otherwise left running until pytest exits.
     NotebookClient(nb, km=kernel, timeout=300, allow_errors=True,
                    resources={"metadata": {"path": str(path.parent)}}).execute(cleanup_kc=True)
     failed = []
-    for number, cell in enumerate(nb.cells[1:], start=1):
+    for number, cell in enumerate(nb.cells):  # numbered as the notebook's own, from 1; 0 the thread's
         if cell.cell_type != "code" or nbtools.RAISES_TAG in cell.metadata.get("tags", []):
             continue
         for output in cell.outputs:
             if output.output_type == "error":
-                last = re.sub(r"\x1b\[[0-9;]*m", "", output.traceback[-1] if output.traceback else "")
+                last = ANSI_CODE.sub("", output.traceback[-1] if output.traceback else output.evalue)
                 failed.append(f"cell {number} ({cell.source.splitlines()[0][:60]!r}): {last}")
     assert not failed, "\n".join(failed)
