@@ -36,15 +36,33 @@ LIBRARIES = [
 # Both compute in float64 with NumPy's numbers to this, forward and backward.
 TOLERANCE = dict(rtol=1e-12, atol=1e-12)
 
+# Devices of array_api_strict's other than its default, with the float type each computes in.
+# It refuses to combine arrays of two devices, as PyTorch and CuPy refuse a GPU's array beside
+# the CPU's, so an array that an op or a rule makes without device= fails on these as it would
+# on a GPU, on a machine without one. "no_float64" holds no float64, as Apple's GPU in PyTorch
+# ("mps") cannot: there the engine computes in float32.
+OTHER_DEVICES = {"device1": np.float64, "no_float64": np.float32}
+
+
+def strict_device(name: str) -> Any:
+    """array_api_strict's device ``name``; the test is skipped where this version has none of it
+    ("no_float64" came in array_api_strict 2.6)."""
+    if array_api_strict is None:
+        pytest.skip("array_api_strict is not installed (pip install array-api-strict, in the test extra)")
+    try:
+        return array_api_strict.Device(name)
+    except ValueError:
+        pytest.skip(f"array_api_strict {array_api_strict.__version__} has no device {name!r}")
+
 
 def namespace(library: str) -> Any:
     """The namespace of ``library`` (array_api_compat's for PyTorch)."""
     return array_api_strict if library == "array_api_strict" else torch_namespace
 
 
-def to(xp: Any, array: Any) -> Any:
-    """A NumPy array (or a list) as an array of ``xp``, on the CPU."""
-    return xp.asarray(np.asarray(array))
+def to(xp: Any, array: Any, device: Any = None) -> Any:
+    """A NumPy array (or a list) as an array of ``xp``, on ``device`` (the library's default when None)."""
+    return xp.asarray(np.asarray(array), device=device)
 
 
 def kind(xp: Any) -> type:

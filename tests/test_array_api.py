@@ -23,8 +23,8 @@ from tinyad.optim import SGD, Adam
 from tinyad.tensor import backend, functional as F, nn
 from op_families import MASK_BESIDE_NONES  # tests/op_families.py
 from array_libraries import (  # tests/array_libraries.py
-    LIBRARIES, TOLERANCE, array_api_strict, kind, namespace, needs_strict, needs_torch_tensors, to,
-    torch_namespace,
+    LIBRARIES, OTHER_DEVICES, TOLERANCE, array_api_strict, kind, namespace, needs_strict, needs_torch_tensors,
+    strict_device, to, torch_namespace,
 )
 
 try:
@@ -220,16 +220,18 @@ def test_a_cpu_and_a_gpu_tensor_do_not_meet():
 # -- networks, optimisers, gradcheck ---------------------------------------------------------------
 
 
-def train(xp: Any, optimiser: type, steps: int = 3, **settings: Any) -> tuple[list[float], list[np.ndarray]]:
-    """A few steps of lesson 09's loop on an MLP in ``xp`` (NumPy when None): losses and parameters."""
-    model = nn.MLP(4, [8, 3], seed=0, xp=xp)
+def train(xp: Any, optimiser: type, steps: int = 3, device: Any = None, dtype: Any = np.float64,
+          **settings: Any) -> tuple[list[float], list[np.ndarray]]:
+    """A few steps of lesson 09's loop on an MLP in ``xp`` (NumPy when None) on ``device``: losses and
+    parameters."""
+    model = nn.MLP(4, [8, 3], seed=0, xp=xp, device=device, dtype=dtype)
     rng = np.random.default_rng(1)
-    x, labels = rng.normal(size=(6, 4)), rng.integers(0, 3, size=6)
+    x, labels = rng.normal(size=(6, 4)).astype(dtype), rng.integers(0, 3, size=6)
     opt = optimiser(model.parameters(), **settings)
     losses = []
     for _ in range(steps):
         opt.zero_grad()
-        loss = F.cross_entropy(model(x if xp is None else to(xp, x)), labels)
+        loss = F.cross_entropy(model(x if xp is None else to(xp, x, device)), labels)
         loss.backward()
         opt.step()
         losses.append(loss.item())
@@ -262,6 +264,58 @@ def test_on_array_api_strict_an_mlp_trains_to_numpys_numbers_to_the_last_bit(opt
     assert losses == expected_losses
     for p, e in zip(params, expected):
         np.testing.assert_array_equal(p, e)
+
+
+@pytest.mark.parametrize("place", list(OTHER_DEVICES))
+def test_on_another_device_a_network_trains_and_every_array_stays_there(place):
+    # array_api_strict's other devices refuse its default one's arrays, as a GPU's refuse the CPU's
+    # (tests/array_libraries.py): what a training step, an RNN or checkpoint made without device=
+    # fails here. The device that holds no float64 trains in float32, as Apple's GPU would.
+    device, dtype = strict_device(place), OTHER_DEVICES[place]
+    xp = array_api_strict
+    for optimiser, settings in ((SGD, dict(lr=0.1, momentum=0.9, weight_decay=0.01)), (Adam, dict(lr=0.01))):
+        expected_losses, expected = train(None, optimiser, dtype=dtype, **settings)
+        losses, params = train(xp, optimiser, device=device, dtype=dtype, **settings)
+        np.testing.assert_allclose(losses, expected_losses, rtol=1e-6)
+        for p, e in zip(params, expected):
+            np.testing.assert_allclose(p, e, rtol=1e-6, atol=1e-7)
+    rnn = nn.RNN(3, 4, seed=2, xp=xp, device=device, dtype=dtype)
+    x = Tensor(to(xp, np.random.default_rng(3).normal(size=(5, 2, 3)).astype(dtype), device), requires_grad=True)
+    h = rnn(x)[-1]
+    y = checkpoint(lambda t: (t * t).tanh(), h)
+    y.sum().backward()
+    assert h.device == device and y.device == device and x.grad.device == device
+    assert all(p.grad.device == device and p.grad.dtype == p.dtype for p in rnn.parameters())
+    if dtype == np.float64:  # gradcheck computes in float64 (the other device's test is below)
+        assert gradcheck(lambda t: rnn(t)[-1].sum(), x.detach())
+
+
+def test_on_a_device_without_float64_what_the_engine_would_make_float64_is_named():
+    # Each was the library's own words from deep inside the engine ("Device ... does not support
+    # dtype=float64", or in PyTorch "Cannot convert a MPS Tensor to float64 dtype"); the layers' one
+    # read "device=... is not a device of array_api_strict's arrays".
+    device = strict_device("no_float64")
+    xp = array_api_strict
+    t = Tensor(to(xp, np.ones(2, dtype=np.float32), device), requires_grad=True)
+    held = r"array_api_strict's arrays on array_api_strict\.Device\('no_float64'\) cannot hold float64"
+    cases = [
+        (lambda: Tensor(to(xp, np.array([1, 2]), device)), r"Tensor\(\) makes integers float64, and " + held),
+        (lambda: Tensor(t.data, dtype="float64"), r"Tensor\(\) was asked for dtype 'float64', and " + held),
+        (lambda: t + [1.0, 2.0], r"a list of numbers becomes float64, as in NumPy, and " + held
+         + r": give the numbers as an array of the tensor's dtype on its device, t\.xp\.asarray"),
+        (lambda: nn.MLP(2, [3], xp=xp, device=device), r"the parameters are float64 \(a layer's default dtype\), "
+         "and " + held + ": give dtype='float32'"),
+        (lambda: nn.RNN(2, 3, xp=xp, device=device), "give dtype='float32'"),
+        (lambda: gradcheck(lambda u: (u * u).sum(), t), "gradcheck computes in float64, .* and " + held),
+    ]
+    for call, message in cases:
+        with pytest.raises(TypeError, match=message):
+            call()
+    # What each message says to write works.
+    assert Tensor(to(xp, np.array([1, 2]), device), dtype="float32").dtype == xp.float32
+    assert (t + t.xp.asarray([1.0, 2.0], dtype=t.dtype, device=t.device)).device == device
+    assert nn.MLP(2, [3], xp=xp, device=device, dtype="float32")(t.reshape(1, 2)).device == device
+    assert gradcheck(lambda u: (u * u).sum(), Tensor(t.numpy(), requires_grad=True))
 
 
 def test_parameters_and_states_stay_in_the_library(xp):

@@ -8,7 +8,10 @@
 - Against PyTorch in float64, where it is installed (skipped, with the reason, where not).
 - On the arrays of another library (tests/array_libraries.py: array_api_strict, which refuses
   anything outside the array API standard, and PyTorch's CPU tensors): NumPy's numbers to 1e-12
-  in float64, and the output and every gradient arrays of that library.
+  in float64, and the output and every gradient arrays of that library. And on array_api_strict's
+  other devices, which refuse the default device's arrays as a GPU's refuse the CPU's: the output
+  and every gradient on the inputs' device, with NumPy's numbers (in float32 on the device
+  that holds no float64).
 
 And for each input of a row with several: made a constant, it gets no gradient, and the other
 inputs the gradients they get when every input needs one.
@@ -32,7 +35,9 @@ import tinyad
 from tinyad import Tensor, Value, gradcheck, topo_sort
 from tinyad.tensor import functional
 from tinyad.tensor.backend import to_numpy
-from array_libraries import LIBRARIES, TOLERANCE as SAME, kind, namespace, to  # tests/array_libraries.py
+from array_libraries import (  # tests/array_libraries.py
+    LIBRARIES, OTHER_DEVICES, TOLERANCE as SAME, array_api_strict, kind, namespace, strict_device, to,
+)
 from op_families import FAMILIES, Case, Op, draw, each_input_of_each_op  # tests/op_families.py
 from torch_reference import needs_torch, torch  # tests/torch_reference.py
 
@@ -197,6 +202,31 @@ def test_tensor_in_another_library_gives_numpys_numbers(library, family, name, l
 
 
 # -- an input that needs no gradient -------------------------------------------------------------
+
+@pytest.mark.parametrize("place", list(OTHER_DEVICES))
+@pytest.mark.parametrize("family,name,label", TENSOR_CASES)
+def test_tensor_on_another_device_of_array_api_strict_keeps_every_array_there(place, family, name, label):
+    # A GPU's arrays refuse the CPU's; so do these devices' the default one's. An op or a rule that
+    # made an array without device= (zeros for a gradient, an index, a constant) fails here.
+    device, dtype = strict_device(place), OTHER_DEVICES[place]
+    op, case, arrays, upstream = tensor_case(family, name, label)
+    expected, expected_inputs = run_tensors(op, case, arrays, upstream, dtype)
+    xp = array_api_strict
+    inputs = [Tensor(to(xp, a.astype(dtype), device), requires_grad=True) for a in arrays]
+    refused = OUTSIDE_THE_STANDARD.get((family, name, label))
+    if refused:  # as on the default device
+        with pytest.raises(refused[0], match=refused[1]):
+            op.f(*inputs, **case.kwargs)
+        return
+    out = op.f(*inputs, **case.kwargs)
+    out.backward(to(xp, upstream.astype(dtype), device))
+    close = SAME if dtype == np.float64 else dict(rtol=1e-6, atol=1e-6)
+    assert out.device == device and out.dtype == getattr(xp, np.dtype(dtype).name)
+    np.testing.assert_allclose(out.numpy(), expected.data, **close)
+    for x, e in zip(inputs, expected_inputs):
+        assert x.grad.device == device and x.grad.dtype == x.dtype
+        np.testing.assert_allclose(to_numpy(x.grad), e.grad, **close)
+
 
 INPUTS_OF_OPS_OF_SEVERAL = [p for p in each_input_of_each_op() if len(p.values[1].shapes) > 1]
 

@@ -23,7 +23,7 @@ from typing import Any, Callable, Iterator
 import numpy as np
 
 from tinyad import graph
-from tinyad.tensor.backend import NUMPY, describe, is_array, namespace, to_numpy
+from tinyad.tensor.backend import NUMPY, check_holds_float64, describe, is_array, namespace, to_numpy
 from tinyad.validation import check_function, check_setting, type_name
 
 
@@ -94,8 +94,15 @@ def gradcheck(
         _check_step(eps, i, x)
     # The engine's answer: one backward through new leaves holding the inputs' data (a
     # Tensor's in float64), so the inputs themselves are never touched.
-    leaves = [x.new_leaf(x.data if isinstance(x.data, float) else to_numpy(x.data).astype(np.float64))
-              for x in inputs]
+    try:
+        leaves = [x.new_leaf(x.data if isinstance(x.data, float) else to_numpy(x.data).astype(np.float64))
+                  for x in inputs]
+    except (TypeError, ValueError, RuntimeError):  # the library's words for a dtype its device has not
+        x = next(x for x in inputs if getattr(x, "xp", NUMPY) is not NUMPY)
+        check_holds_float64(x.xp, x.device, "gradcheck computes in float64, as finite differences need",
+                            "check f on the CPU, with copies of its inputs and of the tensors it reads "
+                            "(Tensor(t.numpy()))")
+        raise
     try:
         out = f(*leaves)
     except TypeError as error:

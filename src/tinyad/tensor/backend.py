@@ -7,14 +7,15 @@ CuPy, ...). The ops compute with that library's *namespace*, ``xp`` (``xp.exp``,
 from an array; each node keeps it (``t.xp``), so an op reads it from its parents instead
 of asking again.
 
-Where the standard has no function, each need has one small helper here, NumPy's way
-first: an unbuffered scatter-add (``scatter_add``), NumPy's floating-point error state
-(``errstate``), a copy in NumPy for reading (``to_numpy``), a quick test that an array is
-finite (``all_finite``), the check and message for arrays that cannot meet in one op
-(``same_place``, ``cannot_combine``), the message for a node where an array belongs, most often
-a ``.data`` set by hand to a Tensor (``node_for_an_array``), and what no Tensor holds as its ``.data``
-(``held_by_no_tensor``, ``check_data_set_by_hand``: anything but an array of float32 or float64,
-``is_float_dtype``).
+Where the standard has no function, each need has one small helper here, NumPy's way first: an
+unbuffered scatter-add (``scatter_add``), NumPy's floating-point error state (``errstate``), a
+copy in NumPy for reading (``to_numpy``), a quick test that an array is finite (``all_finite``),
+the check and message for arrays that cannot meet in one op (``same_place``,
+``cannot_combine``), the message for float64 on a device that holds none
+(``check_holds_float64``, Apple's GPU in PyTorch), the message for a node where an array
+belongs, most often a ``.data`` set by hand to a Tensor (``node_for_an_array``), and what no
+Tensor holds as its ``.data`` (``held_by_no_tensor``, ``check_data_set_by_hand``: anything but
+an array of float32 or float64, ``is_float_dtype``).
 
 Outside this module the engine asks three things only of an array's library. Whether it is
 NumPy's (``xp is NUMPY``, where ``NUMPY`` is the namespace below, not the ``numpy`` module; or
@@ -214,6 +215,23 @@ def describe(array: Any, xp: ModuleType, with_device: bool = False) -> str:
     name = library(xp)
     words = f"{'an' if name[0] in 'aeiou' else 'a'} {name} {'tensor' if name == 'torch' else 'array'}"
     return f"{words} on {device(array, xp)}" if with_device else words
+
+
+def check_holds_float64(xp: ModuleType, place: Any, made: str, instead: str) -> None:
+    """A TypeError saying so where ``xp``'s arrays on the device ``place`` cannot be float64.
+
+    Apple's GPU in PyTorch ("mps") holds no float64, nor do JAX's arrays unless told to, and the
+    library's own words came from deep inside the engine. Asked on the way to an error only,
+    where the library refused an array the engine made float64: ``made`` says what made it so,
+    ``instead`` what to write. The standard's inspection API answers; a library without it is
+    taken to hold float64 (its own error goes on).
+    """
+    try:
+        held = xp.__array_namespace_info__().dtypes(device=place, kind="real floating")
+    except (AttributeError, TypeError, ValueError):
+        return
+    if "float64" not in held:
+        raise TypeError(f"{made}, and {library(xp)}'s arrays on {place} cannot hold float64: {instead}") from None
 
 
 def cannot_combine(a: Any, xp_a: ModuleType, b: Any, xp_b: ModuleType, op: str) -> TypeError:

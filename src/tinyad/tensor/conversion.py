@@ -2,9 +2,10 @@
 
 A leaf's data is a finite float32 or float64 array: Python's numbers and nested lists and NumPy's
 arrays become a NumPy array, an array of another library stays in that library and on its
-device. Integers and bools become float64 (or the dtype asked for); nan, inf, a number too large
-for the dtype, a string, a ragged list or a node (whose graph a new leaf cannot carry) is a
-TypeError or ValueError naming what was wrong and where.
+device. Integers and bools become float64 (or the dtype asked for; on a device that holds no
+float64, such as Apple's GPU in PyTorch, a TypeError says to ask for float32); nan, inf, a number
+too large for the dtype, a string, a ragged list or a node (whose graph a new leaf cannot carry)
+is a TypeError or ValueError naming what was wrong and where.
 """
 
 from __future__ import annotations
@@ -18,8 +19,8 @@ import numpy as np
 from tinyad import graph
 from tinyad.validation import as_real, type_name
 from tinyad.tensor.backend import (
-    NUMPY, NUMPY_FLOAT_DTYPES, all_finite, dtype_name, float_dtype, is_array, is_float_dtype, namespace,
-    refuse_torch_graph, to_numpy,
+    NUMPY, NUMPY_FLOAT_DTYPES, all_finite, check_holds_float64, device, dtype_name, float_dtype, is_array,
+    is_float_dtype, namespace, refuse_torch_graph, to_numpy,
 )
 
 # The entries of a list that are surely not nodes, told at a glance (asking each entry whether it
@@ -106,8 +107,13 @@ def library_array(array: Any, dtype: Any = None) -> Any:
             f"Tensor needs real numbers (a float or integer array), got dtype {dtype_name(array.dtype)}"
         )
     if array.dtype != target:
-        with np.errstate(over="ignore"):  # array_api_strict casts with NumPy; too large is named below
-            array = xp.astype(array, target)
+        try:
+            with np.errstate(over="ignore"):  # array_api_strict casts with NumPy; too large is named below
+                array = xp.astype(array, target)
+        except (TypeError, ValueError, RuntimeError):  # the library's words for a dtype its device has not
+            made = "Tensor() makes integers float64" if dtype is None else f"Tensor() was asked for dtype {dtype!r}"
+            check_holds_float64(xp, device(array, xp), made, "ask for float32, Tensor(data, dtype='float32')")
+            raise
         if not all_finite(array, xp):  # finite before the cast: too large for float32
             _refuse_non_finite(to_numpy(xp.isfinite(array)), too_large(target, xp))
     return array

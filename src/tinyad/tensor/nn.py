@@ -18,7 +18,7 @@ import numpy as np
 
 from tinyad.validation import check_count, check_seed, layer_sizes, no_call, type_name
 from tinyad.tensor import functional as F
-from tinyad.tensor.backend import NUMPY, library
+from tinyad.tensor.backend import NUMPY, check_holds_float64, library
 from tinyad.tensor.tensor import Tensor, constant
 
 
@@ -39,6 +39,9 @@ def _parameter(values: np.ndarray, dtype: Any, xp: ModuleType | None, device: An
         try:
             array = xp.asarray(array, device=device)
         except (TypeError, ValueError, RuntimeError) as error:  # the library's words for a device it has not
+            if array.dtype == np.float64:  # or for float64, on a device that has none (Apple's GPU, "mps")
+                check_holds_float64(xp, device, "the parameters are float64 (a layer's default dtype)",
+                                    "give dtype='float32' to the layer or network")
             raise ValueError(f"device={device!r} is not a device of {library(xp)}'s arrays ({error})") from None
     return Tensor(array, requires_grad=True)
 

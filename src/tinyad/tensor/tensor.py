@@ -101,9 +101,9 @@ from tinyad.validation import (
 from tinyad.tensor import binary, elementwise, grad_mode, reductions, shapes
 from tinyad.tensor.conversion import as_float_array, kind_of_list, too_large
 from tinyad.tensor.backend import (
-    FLOAT_SCALARS, NUMPY, TENSOR_AS_DATA, all_finite, cannot_combine, check_data_set_by_hand, describe, device,
-    dtype_name, held_as_data, in_torch_graph, is_array, library, namespace, node_for_an_array, refuse_torch_graph,
-    same_device, set_by_hand, to_numpy,
+    FLOAT_SCALARS, NUMPY, TENSOR_AS_DATA, all_finite, cannot_combine, check_data_set_by_hand, check_holds_float64,
+    describe, device, dtype_name, held_as_data, in_torch_graph, is_array, library, namespace, node_for_an_array,
+    refuse_torch_graph, same_device, set_by_hand, to_numpy,
 )
 
 ArrayLike = Union["Tensor", np.ndarray, float, int, Sequence]
@@ -884,7 +884,14 @@ def constant(x: Any, like: Tensor, dtype: Any = None) -> Tensor:
     in ``like``'s library and on its device, an array in its own library."""
     if like.xp is NUMPY or (is_array(x) and not isinstance(x, numbers.Real)):
         return Tensor(x, dtype=dtype)
-    return Tensor(like.xp.asarray(as_float_array(x, dtype), device=like.device))
+    array = as_float_array(x, dtype)
+    try:
+        return Tensor(like.xp.asarray(array, device=like.device))
+    except (TypeError, ValueError, RuntimeError):  # the library's words for a dtype its device has not
+        check_holds_float64(like.xp, like.device, f"a {type_name(x)} of numbers becomes float64, as in NumPy",
+                            "give the numbers as an array of the tensor's dtype on its device, "
+                            "t.xp.asarray(numbers, dtype=t.dtype, device=t.device)")
+        raise
 
 
 def _refuse_in_place_on_a_parameter(t: Tensor, op: str) -> None:
