@@ -1,8 +1,9 @@
 """The array libraries other than NumPy that the tests run the array engine on, where installed.
 
 ``array_api_strict`` refuses anything outside the Python array API standard, so the engine
-passing on it shows it asks for nothing more; PyTorch's CPU tensors are a library people use.
-A test parametrized with ``LIBRARIES`` is skipped, with the reason, for a library that is not
+passing on it shows it asks for nothing more; PyTorch's CPU tensors are a library people use;
+JAX's arrays cannot change once made (no item assignment, and ``+=`` makes a new array), so the
+engine passing on them shows it never counts on changing an array in place. A test parametrized with ``LIBRARIES`` is skipped, with the reason, for a library that is not
 installed; ``namespace(library)`` is the namespace the test makes its arrays with.
 """
 
@@ -21,6 +22,13 @@ try:
     import array_api_compat.torch as torch_namespace
 except ImportError:  # PyTorch is optional
     torch_namespace = None
+try:
+    import jax
+
+    jax.config.update("jax_enable_x64", True)  # float64, as NumPy's numbers are (JAX's default is float32)
+    import jax.numpy as jax_namespace
+except ImportError:  # JAX is optional (pip install jax)
+    jax_namespace = None
 
 needs_strict = pytest.mark.skipif(
     array_api_strict is None,
@@ -29,11 +37,13 @@ needs_strict = pytest.mark.skipif(
 needs_torch_tensors = pytest.mark.skipif(
     torch_namespace is None, reason="PyTorch is not installed (the torch extra)"
 )
+needs_jax = pytest.mark.skipif(jax_namespace is None, reason="JAX is not installed (pip install jax)")
 LIBRARIES = [
     pytest.param("array_api_strict", marks=needs_strict),
     pytest.param("torch", marks=needs_torch_tensors),
+    pytest.param("jax", marks=needs_jax),
 ]
-# Both compute in float64 with NumPy's numbers to this, forward and backward.
+# Each computes in float64 with NumPy's numbers to this, forward and backward.
 TOLERANCE = dict(rtol=1e-12, atol=1e-12)
 
 # Devices of array_api_strict's other than its default, with the float type each computes in.
@@ -57,7 +67,7 @@ def strict_device(name: str) -> Any:
 
 def namespace(library: str) -> Any:
     """The namespace of ``library`` (array_api_compat's for PyTorch)."""
-    return array_api_strict if library == "array_api_strict" else torch_namespace
+    return {"array_api_strict": array_api_strict, "torch": torch_namespace, "jax": jax_namespace}[library]
 
 
 def to(xp: Any, array: Any, device: Any = None) -> Any:

@@ -607,6 +607,7 @@ def test_cross_entropys_advice_on_labels_is_written_in_their_library(xp):
     logits = Tensor(to(xp, np.zeros((3, 4))), requires_grad=True)
     advice = {
         "torch": ("labels.argmax(dim=1)", "labels.reshape(-1).long()", "labels.long()"),
+        "jax": ("labels.argmax(axis=1)", "labels.reshape(-1).astype(int)", "labels.astype(int)"),
         "array_api_strict": ("array_api_strict.argmax(labels, axis=1)",
                              "array_api_strict.astype(array_api_strict.reshape(labels, (-1,)), array_api_strict.int64)",
                              "array_api_strict.astype(labels, array_api_strict.int64)"),

@@ -2,15 +2,16 @@
 
 A ``Tensor`` keeps its array in the library it came from: NumPy for lists and numbers, or
 any library that follows the Python array API standard (``array_api_strict``, PyTorch,
-CuPy, ...). The ops compute with that library's *namespace*, ``xp`` (``xp.exp``,
+JAX, CuPy, ...). The ops compute with that library's *namespace*, ``xp`` (``xp.exp``,
 ``xp.sum(a, axis=..., keepdims=...)``, ``xp.matmul``), which ``array_api_compat`` finds
 from an array; each node keeps it (``t.xp``), so an op reads it from its parents instead
 of asking again.
 
 Where the standard has no function, each need has one small helper here, NumPy's way first: an
-unbuffered scatter-add (``scatter_add``), NumPy's floating-point error state (``errstate``), a
-copy in NumPy for reading (``to_numpy``), a quick test that an array is finite (``all_finite``),
-the check and message for arrays that cannot meet in one op (``same_place``,
+unbuffered scatter-add (``scatter_add``), an assignment to the entries an index picks that JAX's
+arrays, which cannot change, also take (``assign``), NumPy's floating-point error state
+(``errstate``), a copy in NumPy for reading (``to_numpy``), a quick test that an array is finite
+(``all_finite``), the check and message for arrays that cannot meet in one op (``same_place``,
 ``cannot_combine``), the message for float64 on a device that holds none
 (``check_holds_float64``, Apple's GPU in PyTorch), the message for a node where an array
 belongs, most often a ``.data`` set by hand to a Tensor (``node_for_an_array``), and what no
@@ -189,8 +190,10 @@ def is_array(x: Any) -> bool:
 
 
 def library(xp: ModuleType) -> str:
-    """The name of the library behind a namespace: "numpy", "torch", "array_api_strict", "cupy"."""
-    return "numpy" if xp is NUMPY else xp.__name__.rpartition(".")[2]
+    """The name of the library behind a namespace: "numpy", "torch", "array_api_strict", "cupy", "jax"."""
+    if xp is NUMPY:
+        return "numpy"
+    return "jax" if xp.__name__ == "jax.numpy" else xp.__name__.rpartition(".")[2]
 
 
 def device(array: Any, xp: ModuleType) -> Any:
@@ -348,22 +351,35 @@ def errstate(**settings: str) -> ContextManager[Any]:
     return np.errstate(**settings)
 
 
-def scatter_add(target: Any, index: Any, values: Any) -> None:
-    """``target[index] += values`` in place, where a position picked twice adds twice (unbuffered).
+def assign(target: Any, index: Any, values: Any) -> Any:
+    """``target[index] = values``, and the array that holds the result: ``target`` itself, or where a
+    library's arrays cannot change (JAX's, which have no item assignment) a new one
+    (``target.at[index].set(values)``)."""
+    if type(target) is np.ndarray or library(namespace(target)) != "jax":
+        target[index] = values
+        return target
+    return target.at[index].set(values)
+
+
+def scatter_add(target: Any, index: Any, values: Any) -> Any:
+    """``target[index] += values``, where a position picked twice adds twice (unbuffered), and the
+    array that holds the result: ``target`` itself, changed in place, or JAX's new one.
 
     ``target[index] += values`` itself reads all of ``target[index]`` before it writes, so a
     position that ``index`` repeats would get one of its values, not their sum. NumPy:
     ``np.add.at``. PyTorch: ``index_put_(..., accumulate=True)`` on the positions the index
-    picks. CuPy: ``cupyx.scatter_add``. The standard has no such function, so any other
-    library is a TypeError naming it.
+    picks. CuPy: ``cupyx.scatter_add``. JAX: ``target.at[index].add(values)``. The standard has
+    no such function, so any other library is a TypeError naming it.
     """
     if type(target) is np.ndarray:
         np.add.at(target, index, values)
-        return
+        return target
     xp = namespace(target)
     name = library(xp)
     if not can_scatter_add(xp):
         raise no_scatter_add(name)
+    if name == "jax":
+        return target.at[index].add(values)
     if name == "torch":
         import torch
 
@@ -379,11 +395,12 @@ def scatter_add(target: Any, index: Any, values: Any) -> None:
         import cupyx
 
         cupyx.scatter_add(target, index, values)
+    return target
 
 
 def can_scatter_add(xp: ModuleType) -> bool:
     """Whether ``scatter_add`` knows the library of namespace ``xp``: the one list of them."""
-    return xp is NUMPY or library(xp) in ("torch", "cupy")
+    return xp is NUMPY or library(xp) in ("torch", "cupy", "jax")
 
 
 def no_scatter_add(name: str) -> TypeError:

@@ -47,8 +47,12 @@ def broadcast(function: Callable, a: Tensor, b: Tensor, op: str) -> Any:
     """``function(a.data, b.data)``, or a ValueError naming both shapes if they do not broadcast."""
     try:
         return function(a.data, b.data)
-    except (ValueError, RuntimeError):  # RuntimeError: PyTorch's word for it
-        raise cannot_broadcast(a, b, op) from None
+    except (ValueError, RuntimeError, TypeError):  # each library's words: PyTorch's RuntimeError, JAX's TypeError
+        try:
+            np.broadcast_shapes(a.shape, b.shape)  # shapes only: tuples of ints, whatever the library
+        except ValueError:
+            raise cannot_broadcast(a, b, op) from None
+        raise
 
 
 def cannot_broadcast(a: Tensor, b: Tensor, op: str) -> ValueError:
@@ -241,13 +245,18 @@ def matmul(a: Tensor, b: Tensor) -> Tensor:
         raise ValueError(f"@ needs operands with at least one axis, got shapes {a.shape} and {b.shape}")
     try:
         data = a.data @ b.data
-    except (ValueError, RuntimeError):  # RuntimeError: PyTorch's word for it
+    except (ValueError, RuntimeError, TypeError):  # each library's words: PyTorch's RuntimeError, JAX's TypeError
         one_dtype_for_products("@", a, b)
         k_a, k_b = a.shape[-1], b.shape[-2] if b.ndim > 1 else b.shape[0]
         if k_a != k_b:
             why = f"the inner dimensions {k_a} and {k_b} differ"
         else:
-            why = f"the batch dimensions {a.shape[:-2]} and {b.shape[:-2]} do not broadcast"
+            try:
+                np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+            except ValueError:
+                why = f"the batch dimensions {a.shape[:-2]} and {b.shape[:-2]} do not broadcast"
+            else:
+                raise  # not the shapes
         raise ValueError(f"@ cannot multiply shapes {a.shape} and {b.shape}: {why}") from None
     return a.new_node(data, parents=(a, b), op="@", backward_rule=matmul_backward)
 

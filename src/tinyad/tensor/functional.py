@@ -268,7 +268,7 @@ def _what_the_labels_look_like(labels: Any, logits: Tensor, targets: Labels) -> 
     # What to write, in the labels' own library: PyTorch's tensors have methods of other names,
     # and the standard's arrays none (its functions take the array).
     own = library(namespace(labels))
-    if own == "numpy":
+    if own in ("numpy", "jax"):  # JAX's arrays have NumPy's methods
         argmax, flat, as_ints = f"{name}.argmax(axis=1)", f"{name}.reshape(-1)", f"{name}.astype(int)"
     elif own == "torch":
         argmax, flat, as_ints = f"{name}.argmax(dim=1)", f"{name}.reshape(-1)", f"{name}.long()"

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from tinyad.tensor.backend import (
-    NUMPY, can_scatter_add, describe, is_array, library, namespace, no_scatter_add, scatter_add, to_numpy,
+    NUMPY, assign, can_scatter_add, describe, is_array, library, namespace, no_scatter_add, scatter_add, to_numpy,
 )
 
 if TYPE_CHECKING:  # for the type hints only: tensor.py imports this module
@@ -107,9 +107,9 @@ def getitem_backward(out: Tensor) -> None:
         # to the front in NumPy, and the same index, Nones and all, puts the gradient back.
         basic = isinstance(index, tuple) and not any(is_array(part) for part in index)
         at = tuple(part for part in index if part is not None) if basic else index
-        grad[at] = x.xp.reshape(out.grad, grad[at].shape)
+        grad = assign(grad, at, x.xp.reshape(out.grad, grad[at].shape))
     else:
-        scatter_add(grad, index, out.grad)
+        grad = scatter_add(grad, index, out.grad)
     x.accumulate(grad)
 
 

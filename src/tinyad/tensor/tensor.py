@@ -4,7 +4,7 @@ A ``Tensor`` is to an array what ``Value`` is to a number: ``data`` (a float32 o
 float64 array), ``grad`` (``None`` until a gradient arrives, then an array of
 the same shape and dtype), its ``parents``, and a ``backward_rule``. The array is NumPy's
 for lists and numbers, or of any library that follows the Python array API standard
-(``array_api_strict``, PyTorch, CuPy), kept in its library and on its device; ``xp`` is
+(``array_api_strict``, PyTorch, JAX, CuPy), kept in its library and on its device; ``xp`` is
 that library's namespace (``tensor.backend``), and every op computes with it. Every op has
 the scalar engine's three beats:
 
@@ -685,6 +685,9 @@ class Tensor:
                 raise _gradient_set_by_hand(own, self)
             try:
                 own += grad
+                # The same array, added into; where a library's arrays cannot change (JAX's), the
+                # standard's += makes a new one, and the gradient is that one.
+                self._grad = own
             except (ValueError, RuntimeError) as error:  # p.grad = np.broadcast_to(...), or expand()
                 if getattr(getattr(own, "flags", None), "writeable", True) and self.xp is NUMPY:
                     raise
