@@ -3,8 +3,9 @@
 ``array_api_strict`` refuses anything outside the Python array API standard, so the engine
 passing on it shows it asks for nothing more; PyTorch's CPU tensors are a library people use;
 JAX's arrays cannot change once made (no item assignment, and ``+=`` makes a new array), so the
-engine passing on them shows it never counts on changing an array in place. A test parametrized with ``LIBRARIES`` is skipped, with the reason, for a library that is not
-installed; ``namespace(library)`` is the namespace the test makes its arrays with.
+engine passing on them shows it never counts on changing an array in place. A test parametrized
+with ``LIBRARIES`` is skipped, with the reason, for a library that is not installed;
+``namespace(library)`` is the namespace the test makes its arrays with.
 """
 
 from __future__ import annotations

@@ -7,7 +7,8 @@
   float32 arrays of the inputs' shapes, agree with float64's to float32's precision.
 - Against PyTorch in float64, where it is installed (skipped, with the reason, where not).
 - On the arrays of another library (tests/array_libraries.py: array_api_strict, which refuses
-  anything outside the array API standard, and PyTorch's CPU tensors): NumPy's numbers to 1e-12
+  anything outside the array API standard, PyTorch's CPU tensors, and JAX's arrays, which cannot
+  change once made): NumPy's numbers to 1e-12
   in float64, and the output and every gradient arrays of that library. And on array_api_strict's
   other devices, which refuse the default device's arrays as a GPU's refuse the CPU's: the output
   and every gradient on the inputs' device, with NumPy's numbers (in float32 on the device
@@ -201,8 +202,6 @@ def test_tensor_in_another_library_gives_numpys_numbers(library, family, name, l
         np.testing.assert_allclose(to_numpy(x.grad), e.grad, **SAME)
 
 
-# -- an input that needs no gradient -------------------------------------------------------------
-
 @pytest.mark.parametrize("place", list(OTHER_DEVICES))
 @pytest.mark.parametrize("family,name,label", TENSOR_CASES)
 def test_tensor_on_another_device_of_array_api_strict_keeps_every_array_there(place, family, name, label):
@@ -227,6 +226,9 @@ def test_tensor_on_another_device_of_array_api_strict_keeps_every_array_there(pl
         assert x.grad.device == device and x.grad.dtype == x.dtype
         np.testing.assert_allclose(to_numpy(x.grad), e.grad, **close)
 
+
+
+# -- an input that needs no gradient -------------------------------------------------------------
 
 INPUTS_OF_OPS_OF_SEVERAL = [p for p in each_input_of_each_op() if len(p.values[1].shapes) > 1]
 

@@ -98,10 +98,12 @@ def gradcheck(
         leaves = [x.new_leaf(x.data if isinstance(x.data, float) else to_numpy(x.data).astype(np.float64))
                   for x in inputs]
     except (TypeError, ValueError, RuntimeError):  # the library's words for a dtype its device has not
-        x = next(x for x in inputs if getattr(x, "xp", NUMPY) is not NUMPY)
-        check_holds_float64(x.xp, x.device, "gradcheck computes in float64, as finite differences need",
-                            "check f on the CPU, with copies of its inputs and of the tensors it reads "
-                            "(Tensor(t.numpy()))")
+        elsewhere = next((x for x in inputs if getattr(x, "xp", NUMPY) is not NUMPY), None)
+        if elsewhere is not None:  # (NumPy's arrays all hold float64: their error goes on)
+            check_holds_float64(elsewhere.xp, elsewhere.device,
+                                "gradcheck computes in float64, as finite differences need",
+                                "check f on the CPU, with copies of its inputs and of the tensors it reads "
+                                "(Tensor(t.numpy()))")
         raise
     try:
         out = f(*leaves)

@@ -111,8 +111,10 @@ def library_array(array: Any, dtype: Any = None) -> Any:
             with np.errstate(over="ignore"):  # array_api_strict casts with NumPy; too large is named below
                 array = xp.astype(array, target)
         except (TypeError, ValueError, RuntimeError):  # the library's words for a dtype its device has not
-            made = "Tensor() makes integers float64" if dtype is None else f"Tensor() was asked for dtype {dtype!r}"
-            check_holds_float64(xp, device(array, xp), made, "ask for float32, Tensor(data, dtype='float32')")
+            if dtype_name(target) == "float64":
+                asked = f"Tensor() was asked for dtype {dtype!r}"
+                made = "Tensor() makes integers float64" if dtype is None else asked
+                check_holds_float64(xp, device(array, xp), made, "ask for float32, Tensor(data, dtype='float32')")
             raise
         if not all_finite(array, xp):  # finite before the cast: too large for float32
             _refuse_non_finite(to_numpy(xp.isfinite(array)), too_large(target, xp))

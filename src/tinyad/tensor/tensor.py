@@ -891,9 +891,10 @@ def constant(x: Any, like: Tensor, dtype: Any = None) -> Tensor:
     try:
         return Tensor(like.xp.asarray(array, device=like.device))
     except (TypeError, ValueError, RuntimeError):  # the library's words for a dtype its device has not
-        check_holds_float64(like.xp, like.device, f"a {type_name(x)} of numbers becomes float64, as in NumPy",
-                            "give the numbers as an array of the tensor's dtype on its device, "
-                            "t.xp.asarray(numbers, dtype=t.dtype, device=t.device)")
+        if array.dtype == np.float64:
+            check_holds_float64(like.xp, like.device, f"a {type_name(x)} of numbers becomes float64, as in NumPy",
+                                "give the numbers as an array of the tensor's dtype on its device, "
+                                "t.xp.asarray(numbers, dtype=t.dtype, device=t.device)")
         raise
 
 
