@@ -23,8 +23,8 @@ from tinyad.optim import SGD, Adam
 from tinyad.tensor import backend, functional as F, nn
 from op_families import MASK_BESIDE_NONES  # tests/op_families.py
 from array_libraries import (  # tests/array_libraries.py
-    LIBRARIES, OTHER_DEVICES, TOLERANCE, array_api_strict, kind, namespace, needs_strict, needs_torch_tensors,
-    strict_device, to, torch_namespace,
+    LIBRARIES, OTHER_DEVICES, TOLERANCE, array_api_strict, kind, namespace, needs_jax, needs_strict,
+    needs_torch_tensors, strict_device, to, torch_namespace,
 )
 
 try:
@@ -316,6 +316,21 @@ def test_on_a_device_without_float64_what_the_engine_would_make_float64_is_named
     assert (t + t.xp.asarray([1.0, 2.0], dtype=t.dtype, device=t.device)).device == device
     assert nn.MLP(2, [3], xp=xp, device=device, dtype="float32")(t.reshape(1, 2)).device == device
     assert gradcheck(lambda u: (u * u).sum(), Tensor(t.numpy(), requires_grad=True))
+
+
+@needs_jax
+def test_gradcheck_on_jax_without_its_float64_says_so_rather_than_fail_a_right_gradient():
+    # JAX computes in float32 unless told (tests/array_libraries.py turns float64 on, as a learner
+    # would for gradcheck): its float64 copies came out float32, without a word, and finite
+    # differences in float32 failed tanh(x) * x at x = 2 by 16%.
+    import jax
+
+    with jax.enable_x64(False):
+        x = Tensor(jax.numpy.asarray([0.3, -1.2, 2.0]), requires_grad=True)
+        with pytest.raises(TypeError, match=r"gradcheck computes in float64, .* and jax's arrays on .* cannot hold "
+                                            r"float64: .*Tensor\(t\.numpy\(\)\).*jax_enable_x64', True\)"):
+            gradcheck(lambda t: (t.tanh() * t).sum(), x)
+        assert gradcheck(lambda t: (t.tanh() * t).sum(), Tensor(x.numpy(), requires_grad=True))  # as it says
 
 
 def test_parameters_and_states_stay_in_the_library(xp):

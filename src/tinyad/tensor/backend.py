@@ -234,6 +234,8 @@ def check_holds_float64(xp: ModuleType, place: Any, made: str, instead: str) -> 
     except (AttributeError, TypeError, ValueError):
         return
     if "float64" not in held:
+        if library(xp) == "jax":  # JAX holds float64 once told, before its first array
+            instead += "; or turn JAX's float64 on first, jax.config.update('jax_enable_x64', True)"
         raise TypeError(f"{made}, and {library(xp)}'s arrays on {place} cannot hold float64: {instead}") from None
 
 
