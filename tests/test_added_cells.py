@@ -62,7 +62,6 @@ def test_without_the_course_source_it_says_what_it_can_not_compare(tmp_path, cou
     assert "only added cells are listed" in capsys.readouterr().out
 
 
-
 def test_a_notebook_outside_the_course_layout_or_none_at_all_is_named(tmp_path, monkeypatch, capsys):
     # Named as x.ipynb, from its own folder, it had too few folders above it for the course's: an
     # IndexError from pathlib. A name that is no file was nbformat's FileNotFoundError.

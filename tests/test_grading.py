@@ -109,6 +109,7 @@ def test_check_close_refuses_nodes_inside_an_object_array():
         text = message(error)
         assert "got:      Value(" in text and "not a node or a tensor" in text and HINT not in text
 
+
 def test_check_close_passes_within_tolerance():
     grading.check_close(2.0 + 1e-12, 2.0, "what", "tried", HINT)
     grading.check_close(np.array([1.0, 2.0]), [1.0, 2.0], "what", "tried", HINT)

@@ -227,7 +227,6 @@ def test_tensor_on_another_device_of_array_api_strict_keeps_every_array_there(pl
         np.testing.assert_allclose(to_numpy(x.grad), e.grad, **close)
 
 
-
 # -- an input that needs no gradient -------------------------------------------------------------
 
 INPUTS_OF_OPS_OF_SEVERAL = [p for p in each_input_of_each_op() if len(p.values[1].shapes) > 1]

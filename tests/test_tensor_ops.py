@@ -73,7 +73,6 @@ def test_max_and_min_ties_like_torch_amax_and_amin(name):
     np.testing.assert_allclose(x.grad, reference.grad.numpy())
 
 
-
 @pytest.mark.parametrize("a_shape,b_shape", [((2, 3, 4), (4, 2)), ((4,), (2, 4, 3)), ((3, 4), (4,))])
 def test_arrays_on_either_side_of_matmul_keep_float32(a_shape, b_shape):
     rng = np.random.default_rng(6)

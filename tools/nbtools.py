@@ -272,7 +272,6 @@ def read(path: Path) -> NotebookNode:
     return nb
 
 
-
 def dumps(nb: NotebookNode) -> str:
     """The exact text the course stores for a notebook (nbformat's JSON, newline at the end)."""
     text = nbformat.writes(nb)

@@ -210,7 +210,8 @@ def _check_same_each_time(first: float, again: list[float]) -> None:
 def _gradients_kept(order: list, mine: set) -> Iterator[None]:
     """Leave the gradients of every node of ``order`` (``f``'s graph) but ``f``'s own leaves ``mine``
     as they were: of what ``f`` reads from outside (a model's parameters, an interior tensor of the
-    caller's graph), and of the nodes ``f`` made. gradcheck's backward fills only its own leaves', as a check must change nothing.
+    caller's graph), and of the nodes ``f`` made. gradcheck's backward fills only its own leaves',
+    as a check must change nothing.
 
     Each gradient is taken off its node before the backward and put back after, so an in-place
     sum (a Tensor leaf's ``grad += ...``) never reaches the array it had.

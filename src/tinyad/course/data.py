@@ -20,11 +20,11 @@ import numpy as np
 from tinyad.validation import check_count, check_setting
 
 
-
 def _generator(seed: int) -> np.random.Generator:
     """``numpy.random.default_rng(seed)`` for a whole-number seed, or a ValueError naming it."""
     check_count(seed, "seed", least=0)
     return np.random.default_rng(seed)
+
 
 def xor() -> tuple[np.ndarray, np.ndarray]:
     """The four corners of the unit square and their XOR: labels +1 where exactly one input is 1."""
