@@ -17,7 +17,6 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Iterator
 
 import nbformat
 import pytest
@@ -333,11 +332,9 @@ def copies_of_lesson_01() -> dict[str, nbformat.NotebookNode]:
     return {"01_blank.ipynb": blank, "01_half.ipynb": half, "01_done.ipynb": done}
 
 
-GRADE = [sys.executable, "-m", "pytest", "--nbval-lax", "-p", "no:cacheprovider"]  # as a learner grades
-
-
 def grade(folder: Path, *args: str) -> str:
-    run = subprocess.run([*GRADE, *args], cwd=folder, capture_output=True, text=True, timeout=300)
+    run = subprocess.run([sys.executable, "-m", "pytest", "--nbval-lax", "-p", "no:cacheprovider", *args],
+                         cwd=folder, capture_output=True, text=True, timeout=300)
     return run.stdout
 
 
@@ -605,47 +602,23 @@ SLIPS = {"91_as_given.ipynb": small_exercise, "92_hanging.ipynb": hanging, "93_c
          "85_cut_short.ipynb": None}  # not a notebook: a file cut short (written below)
 
 
-@pytest.fixture(scope="module", autouse=True)
-def slips_grading(request, tmp_path_factory) -> Iterator[tuple[subprocess.Popen, Path] | None]:
-    """The run that ``slips`` reads, started before this module's first test wherever a test that
-    reads it is selected: it grades for about 30 s (a kernel for each notebook), on the second core
-    while the tests above ``slips`` run on the first, rather than after them."""
-    if not any("slips" in item.fixturenames for item in request.session.items
-               if getattr(item, "module", None) is request.module):
-        yield None
-        return
+@pytest.fixture(scope="module")
+def slips(tmp_path_factory) -> tuple[str, dict[str, list[str]]]:
+    """pytest's output for the notebooks of ``SLIPS``, graded in one run (a kernel each; a cell
+    gets 3 s, so the hanging one stops soon), and each notebook's rows of the table."""
     folder = tmp_path_factory.mktemp("slips")
     for name, make in SLIPS.items():
         if make is not None:
             nbtools.write(make(), folder / name)
     (folder / "85_cut_short.ipynb").write_text(nbtools.dumps(small_exercise())[:2000])
-    output = tmp_path_factory.mktemp("slips-output") / "pytest.txt"
-    with open(output, "w") as file:  # a file, not a pipe, which would stop the run once full
-        run = subprocess.Popen([*GRADE, "-p", "tinyad.course.score_table", "--nbval-cell-timeout=3", *SLIPS],
-                               cwd=folder, stdout=file, stderr=subprocess.DEVNULL, text=True)
-    try:
-        yield run, output
-    finally:
-        if run.poll() is None:  # the module ended (stopped, or failed first) before the run did
-            run.kill()
-        run.wait()
-
-
-@pytest.fixture(scope="module")
-def slips(slips_grading) -> tuple[str, dict[str, list[str]]]:
-    """pytest's output for the notebooks of ``SLIPS``, graded in one run (a kernel each; a cell
-    gets 3 s, so the hanging one stops soon), and each notebook's rows of the table."""
-    run, output = slips_grading
-    run.wait(timeout=300)
-    out = output.read_text()
+    out = grade(folder, "-p", "tinyad.course.score_table", "--nbval-cell-timeout=3", *SLIPS)
     rows: dict[str, list[str]] = {}
-    notebook = ""
     for line in table_of(out)[:-1]:  # the last line counts them all
         if line.startswith("  "):
-            rows[notebook].append(line)
+            rows[name].append(line)
         else:
-            notebook = line.rsplit("  (", 1)[0]  # the notebook, then how many of its exercises passed
-            rows[notebook] = []
+            name = line.rsplit("  (", 1)[0]  # the notebook, then how many of its exercises passed
+            rows[name] = []
     assert list(rows) == list(SLIPS), out  # the notebook that cannot be read last
     return out, rows
 
