@@ -45,6 +45,8 @@ PARSER.add_argument("--threads", type=int, default=1, help="threads of the CPU l
 PARSER.add_argument("--dtype", choices=["float64", "float32"], default="float64",
                     help="the dtype of every contender (default float64; a Mac's GPU needs float32)")
 ARGS = PARSER.parse_args() if __name__ == "__main__" else PARSER.parse_args([])
+if ARGS.threads < 1:
+    PARSER.error(f"--threads must be 1 or more, got {ARGS.threads}")
 
 for _name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ[_name] = str(ARGS.threads)  # before NumPy is imported: BLAS reads it once, at load time
@@ -81,21 +83,20 @@ class Library(NamedTuple):
     gpu: bool
 
 
-def nothing(result: Any = None) -> None:
+def nothing(result: Any) -> None:
     """A CPU library's synchronisation: its calls return when they have finished."""
 
 
 def wait_for_device(wait: Callable[[], None]) -> Callable[[Any], None]:
     """The synchronisation of a library that waits for its whole device (PyTorch's GPUs, CuPy)."""
-    return lambda result=None: wait()
+    return lambda result: wait()
 
 
-def block_until_ready(result: Any = None) -> None:
+def block_until_ready(result: Any) -> None:
     """JAX's synchronisation: wait until the array a step returned (its loss) is computed."""
     import jax
 
-    if result is not None:
-        jax.block_until_ready(result.data if isinstance(result, Tensor) else result)
+    jax.block_until_ready(result.data if isinstance(result, Tensor) else result)
 
 
 def libraries() -> tuple[list[Library], list[str]]:
@@ -325,10 +326,8 @@ def main() -> None:
     found, missing = libraries()
     batches = [4 ** k for k in range(2, 7 if ARGS.quick else 8)]  # 16 to 4,096 or 16,384
     repeats = 3 if ARGS.quick else 7
-    versions = {"PyTorch": "torch", "JAX": "jax"}
-    for name, module in versions.items():
-        versions[name] = __import__(module).__version__ if any(lib.name.startswith(module) for lib in found) \
-            else "not installed"
+    versions = {name: __import__(module).__version__ if any(lib.name.startswith(module) for lib in found)
+                else "not installed" for name, module in (("PyTorch", "torch"), ("JAX", "jax"))}
     print(f"machine: {os.cpu_count()} cores, {cpu_model()}; Python {platform.python_version()}, "
           f"NumPy {np.__version__}, " + ", ".join(f"{name} {version}" for name, version in versions.items()))
     print(f"CPU threads: {ARGS.threads} (OMP/OPENBLAS/MKL_NUM_THREADS before NumPy is imported"

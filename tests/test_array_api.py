@@ -185,6 +185,12 @@ def test_a_strict_arrays_data_set_to_a_tensor_or_to_ints_is_named():
     for use in (lambda p: p.exp(), lambda p: p * 2.0, lambda p: F.mse(p, [0.0, 0.0]), lambda p: F.softmax(p)):
         with pytest.raises(TypeError, match=r"set by hand \(t\.data = \.\.\.\) to an array of int64"):
             use(ints)
+    # Between two tensors the library's words stay too, not a shape error: +, * and @ name the
+    # shapes only when they do not fit (JAX says so with a TypeError, as the library here refuses ints).
+    floats = Tensor(array_api_strict.asarray([1.0, 2.0]))
+    for use in (lambda p: p + floats, lambda p: floats * p, lambda p: p @ floats):
+        with pytest.raises(TypeError, match="cannot be type promoted together"):
+            use(ints)
 
 
 @needs_torch_tensors

@@ -8,11 +8,10 @@
 - Against PyTorch in float64, where it is installed (skipped, with the reason, where not).
 - On the arrays of another library (tests/array_libraries.py: array_api_strict, which refuses
   anything outside the array API standard, PyTorch's CPU tensors, and JAX's arrays, which cannot
-  change once made): NumPy's numbers to 1e-12
-  in float64, and the output and every gradient arrays of that library. And on array_api_strict's
-  other devices, which refuse the default device's arrays as a GPU's refuse the CPU's: the output
-  and every gradient on the inputs' device, with NumPy's numbers (in float32 on the device
-  that holds no float64).
+  change once made): NumPy's numbers to 1e-12 in float64, and the output and every gradient
+  arrays of that library. And on array_api_strict's other devices, which refuse the default
+  device's arrays as a GPU's refuse the CPU's: the output and every gradient on the inputs'
+  device, with NumPy's numbers (in float32 on the device that holds no float64).
 
 And for each input of a row with several: made a constant, it gets no gradient, and the other
 inputs the gradients they get when every input needs one.
@@ -180,26 +179,40 @@ OUTSIDE_THE_STANDARD = {
 }
 
 
+def run_elsewhere(xp: Any, family: str, name: str, label: str, device: Any = None,
+                  dtype: type = np.float64) -> tuple[Tensor, list[Tensor]] | None:
+    """A row of the op table on arrays of ``xp`` on ``device`` in ``dtype``, forward and backward: its
+    output and inputs, their numbers checked against NumPy's (to 1e-12 in float64, 1e-6 in float32).
+    None for a row array_api_strict refuses, once its forward op has refused it as expected (not
+    after the whole forward pass)."""
+    op, case, arrays, upstream = tensor_case(family, name, label)
+    expected, expected_inputs = run_tensors(op, case, arrays, upstream, dtype)
+    inputs = [Tensor(to(xp, a.astype(dtype), device), requires_grad=True) for a in arrays]
+    refused = OUTSIDE_THE_STANDARD.get((family, name, label)) if xp is array_api_strict else None
+    if refused:
+        with pytest.raises(refused[0], match=refused[1]):
+            op.f(*inputs, **case.kwargs)
+        return None
+    out = op.f(*inputs, **case.kwargs)
+    out.backward(to(xp, upstream.astype(dtype), device))
+    close = SAME if dtype == np.float64 else dict(rtol=1e-6, atol=1e-6)
+    assert out.shape == expected.shape
+    np.testing.assert_allclose(out.numpy(), expected.data, **close)
+    for x, e in zip(inputs, expected_inputs):
+        assert x.grad.dtype == x.dtype and tuple(x.grad.shape) == x.shape
+        np.testing.assert_allclose(to_numpy(x.grad), e.grad, **close)
+    return out, inputs
+
+
 @pytest.mark.parametrize("library", LIBRARIES)
 @pytest.mark.parametrize("family,name,label", TENSOR_CASES)
 def test_tensor_in_another_library_gives_numpys_numbers(library, family, name, label):
-    op, case, arrays, upstream = tensor_case(family, name, label)
-    expected, expected_inputs = run_tensors(op, case, arrays, upstream, np.float64)
     xp = namespace(library)
-    inputs = [Tensor(to(xp, a), requires_grad=True) for a in arrays]
-    refused = OUTSIDE_THE_STANDARD.get((family, name, label)) if library == "array_api_strict" else None
-    if refused:
-        with pytest.raises(refused[0], match=refused[1]):
-            op.f(*inputs, **case.kwargs)  # the forward op refuses: not after the whole forward pass
-        return
-    out = op.f(*inputs, **case.kwargs)
-    out.backward(to(xp, upstream))
-    assert type(out.data) is kind(xp) and out.shape == expected.shape
-    np.testing.assert_allclose(out.numpy(), expected.data, **SAME)
-    for x, e in zip(inputs, expected_inputs):
-        assert type(x.grad) is kind(xp), "a gradient stays in its tensor's library"
-        assert x.grad.dtype == x.dtype and tuple(x.grad.shape) == x.shape
-        np.testing.assert_allclose(to_numpy(x.grad), e.grad, **SAME)
+    ran = run_elsewhere(xp, family, name, label)
+    if ran:
+        out, inputs = ran
+        assert type(out.data) is kind(xp)
+        assert all(type(x.grad) is kind(xp) for x in inputs), "a gradient stays in its tensor's library"
 
 
 @pytest.mark.parametrize("place", list(OTHER_DEVICES))
@@ -208,23 +221,11 @@ def test_tensor_on_another_device_of_array_api_strict_keeps_every_array_there(pl
     # A GPU's arrays refuse the CPU's; so do these devices' the default one's. An op or a rule that
     # made an array without device= (zeros for a gradient, an index, a constant) fails here.
     device, dtype = strict_device(place), OTHER_DEVICES[place]
-    op, case, arrays, upstream = tensor_case(family, name, label)
-    expected, expected_inputs = run_tensors(op, case, arrays, upstream, dtype)
-    xp = array_api_strict
-    inputs = [Tensor(to(xp, a.astype(dtype), device), requires_grad=True) for a in arrays]
-    refused = OUTSIDE_THE_STANDARD.get((family, name, label))
-    if refused:  # as on the default device
-        with pytest.raises(refused[0], match=refused[1]):
-            op.f(*inputs, **case.kwargs)
-        return
-    out = op.f(*inputs, **case.kwargs)
-    out.backward(to(xp, upstream.astype(dtype), device))
-    close = SAME if dtype == np.float64 else dict(rtol=1e-6, atol=1e-6)
-    assert out.device == device and out.dtype == getattr(xp, np.dtype(dtype).name)
-    np.testing.assert_allclose(out.numpy(), expected.data, **close)
-    for x, e in zip(inputs, expected_inputs):
-        assert x.grad.device == device and x.grad.dtype == x.dtype
-        np.testing.assert_allclose(to_numpy(x.grad), e.grad, **close)
+    ran = run_elsewhere(array_api_strict, family, name, label, device, dtype)
+    if ran:
+        out, inputs = ran
+        assert out.device == device and out.dtype == getattr(array_api_strict, np.dtype(dtype).name)
+        assert all(x.grad.device == device for x in inputs), "a gradient stays on its tensor's device"
 
 
 # -- an input that needs no gradient -------------------------------------------------------------

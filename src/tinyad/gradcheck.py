@@ -96,23 +96,23 @@ def gradcheck(
         _check_step(eps, i, x)
     # The engine's answer: one backward through new leaves holding the inputs' data (a
     # Tensor's in float64), so the inputs themselves are never touched.
-    in_float64 = ("gradcheck computes in float64, as finite differences need",
-                  "check f on the CPU, with copies of its inputs and of the tensors it reads (Tensor(t.numpy()))")
+    why_float64 = "gradcheck computes in float64, as finite differences need"
+    on_the_cpu = "check f on the CPU, with copies of its inputs and of the tensors it reads (Tensor(t.numpy()))"
     try:
         leaves = [x.new_leaf(x.data if isinstance(x.data, float) else to_numpy(x.data).astype(np.float64))
                   for x in inputs]
     except (TypeError, ValueError, RuntimeError):  # the library's words for a dtype its device has not
         elsewhere = next((x for x in inputs if getattr(x, "xp", NUMPY) is not NUMPY), None)
         if elsewhere is not None:  # (NumPy's arrays all hold float64: their error goes on)
-            check_holds_float64(elsewhere.xp, elsewhere.device, *in_float64)
+            check_holds_float64(elsewhere.xp, elsewhere.device, why_float64, on_the_cpu)
         raise
     for i, (x, leaf) in enumerate(zip(inputs, leaves)):
         # JAX without its float64 turned on makes float32 copies, and says nothing: finite
         # differences in float32 would fail a right gradient, so the check stops here.
         if getattr(x, "xp", NUMPY) is not NUMPY and dtype_name(leaf.dtype) != "float64":
-            check_holds_float64(x.xp, x.device, *in_float64)
-            raise TypeError(f"{in_float64[0]}, but {library(x.xp)} made {dtype_name(leaf.dtype)} copies of "
-                            f"input {i}: {in_float64[1]}")
+            check_holds_float64(x.xp, x.device, why_float64, on_the_cpu)
+            raise TypeError(f"{why_float64}, but {library(x.xp)} made {dtype_name(leaf.dtype)} copies of "
+                            f"input {i}: {on_the_cpu}")
     try:
         out = f(*leaves)
     except TypeError as error:
