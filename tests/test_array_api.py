@@ -339,6 +339,23 @@ def test_gradcheck_on_jax_without_its_float64_says_so_rather_than_fail_a_right_g
         assert gradcheck(lambda t: (t.tanh() * t).sum(), Tensor(x.numpy(), requires_grad=True))  # as it says
 
 
+@needs_jax
+def test_gradcheck_names_float32_copies_of_jax_where_the_library_cannot_say_what_it_holds(monkeypatch):
+    # Where backend.check_holds_float64 cannot read what a library holds, it says nothing; the
+    # float32 copies are then named by gradcheck itself, with the input they came from.
+    import importlib
+
+    import jax
+
+    module = importlib.import_module("tinyad.gradcheck")  # (tinyad.gradcheck names the function)
+    monkeypatch.setattr(module, "check_holds_float64", lambda *args: None)
+    with jax.enable_x64(False):
+        x = Tensor(jax.numpy.asarray([0.3, -1.2, 2.0]), requires_grad=True)
+        with pytest.raises(TypeError, match=r"^gradcheck computes in float64, as finite differences need, but jax "
+                                            r"made float32 copies of input 1: check f on the CPU"):
+            gradcheck(lambda s, t: (s * t.tanh()).sum(), Tensor(np.ones(3), requires_grad=True), x)
+
+
 def test_parameters_and_states_stay_in_the_library(xp):
     model = nn.MLP(3, [2], seed=0, xp=xp, dtype=np.float32)
     assert all(type(p.data) is kind(xp) and p.dtype == xp.float32 for p in model.parameters())

@@ -29,30 +29,28 @@ from test_build import ANSI_CODE  # noqa: E402
 
 LESSON = ROOT / "notebooks" / "10_fusion_devices.ipynb"
 
-# Each stands in for find_gpu: (name, namespace, device, synchronise, dtype), counting its synchronisations.
-LIKE_A_MAC = '''
-import array_api_strict
 
-synchronised = {}
+def pretend_gpu(key: str, name: str, module: str, device: str, dtype: str) -> str:
+    """Source that makes the lesson's ``find_gpu`` answer a pretend GPU: ``name``, the namespace
+    ``module``, the device ``device`` (Python source, in it), its synchronise (each call counted in
+    ``synchronised[key]``) and ``dtype``."""
+    return f"""
+import {module}
 
-
-def find_gpu():
-    def synchronise():
-        synchronised["mps-like"] = synchronised.get("mps-like", 0) + 1
-
-    return ("a pretend Mac GPU (array_api_strict, no_float64)", array_api_strict, array_api_strict.Device("no_float64"),
-            synchronise, "float32")
-'''
-LIKE_CUDA = '''
-import array_api_compat.torch
+synchronised = globals().get("synchronised", {{}})
 
 
 def find_gpu():
     def synchronise():
-        synchronised["cuda-like"] = synchronised.get("cuda-like", 0) + 1
+        synchronised[{key!r}] = synchronised.get({key!r}, 0) + 1
 
-    return "a pretend CUDA GPU (PyTorch's CPU)", array_api_compat.torch, "cpu", synchronise, "float64"
-'''
+    return {name!r}, {module}, {device}, synchronise, {dtype!r}
+"""
+
+
+MAC_NAME, CUDA_NAME = "a pretend Mac GPU (array_api_strict, no_float64)", "a pretend CUDA GPU (PyTorch's CPU)"
+LIKE_A_MAC = pretend_gpu("mps-like", MAC_NAME, "array_api_strict", 'array_api_strict.Device("no_float64")', "float32")
+LIKE_CUDA = pretend_gpu("cuda-like", CUDA_NAME, "array_api_compat.torch", '"cpu"', "float64")
 
 
 def is_cell(cell: nbformat.NotebookNode, text: str) -> bool:
@@ -90,10 +88,9 @@ def test_lesson_10s_gpu_step_runs_where_a_gpu_computes_in_float32_or_in_float64(
               for output in cell.outputs if output.output_type == "error"]
     assert not failed, "\n".join(failed)
     found = text_of(finder)
-    assert "GPU found: a pretend Mac GPU (array_api_strict, no_float64), computing in float32" in found, found
-    for cell, name, dtype, tolerance in (
-            (nb.cells[step], "a pretend Mac GPU (array_api_strict, no_float64)", "float32", "1e-04"),
-            (again, "a pretend CUDA GPU (PyTorch's CPU)", "float64", "1e-12")):
+    assert f"GPU found: {MAC_NAME}, computing in float32" in found, found
+    for cell, name, dtype, tolerance in ((nb.cells[step], MAC_NAME, "float32", "1e-04"),
+                                         (again, CUDA_NAME, "float64", "1e-12")):
         lines = text_of(cell).splitlines()
         assert lines[0].startswith(f"{name}: loss, 4 gradients and 4 updated parameters equal NumPy's {dtype} to "
                                    f"{tolerance} (largest difference "), lines
