@@ -748,7 +748,8 @@ def test_lesson_10s_count_of_kernels_in_a_step_is_the_engines():
             self.ops.append(func.overloadpacket.__name__)
             return func(*args, **(kwargs or {}))
 
-    lesson = json.loads((Path(__file__).parents[1] / "notebooks" / "10_fusion_devices.ipynb").read_text())
+    lesson_path = Path(__file__).parents[1] / "notebooks" / "10_fusion_devices.ipynb"
+    lesson = json.loads(lesson_path.read_text(encoding="utf-8"))
     (cell,) = ["".join(c["source"]) for c in lesson["cells"] if "".join(c["source"]).startswith("KERNELS = {")]
     table = next(node.value for node in ast.parse(cell).body
                  if isinstance(node, ast.Assign) and node.targets[0].id == "KERNELS")

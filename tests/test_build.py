@@ -292,7 +292,7 @@ def test_the_build_refuses_before_it_runs_anything(monkeypatch, capsys):
 
 
 def test_a_release_refuses_a_folder_that_is_not_empty_or_inside_the_course(tmp_path):
-    (tmp_path / "old.txt").write_text("keep me")
+    (tmp_path / "old.txt").write_text("keep me", encoding="utf-8")
     with pytest.raises(SystemExit, match="is not empty"):
         build.release(tmp_path)
     with pytest.raises(SystemExit, match="inside the course"):
@@ -318,7 +318,7 @@ def test_a_release_without_git_is_a_plain_folder_and_says_so(tmp_path, monkeypat
 
 
 def test_the_nbgrader_course_refuses_a_folder_that_is_not_empty_or_inside_the_course(tmp_path, monkeypatch):
-    (tmp_path / "old.txt").write_text("keep me")
+    (tmp_path / "old.txt").write_text("keep me", encoding="utf-8")
     for target, complaint in [(tmp_path, "is not empty"), (build.ROOT / "nbgrader-here", "inside the course")]:
         monkeypatch.setattr(sys, "argv", ["build.py", "--nbgrader", str(target)])
         with pytest.raises(SystemExit, match=complaint):
@@ -355,9 +355,9 @@ def isolated_venv_with_these_packages(venv: Path) -> None:
     import subprocess
 
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
-    (new_site,) = venv.glob("lib/python*/site-packages")
+    (new_site,) = [*venv.glob("lib/python*/site-packages"), *venv.glob("Lib/site-packages")]  # Windows: Lib
     ours = [p for p in site.getsitepackages() if Path(p).is_dir()]
-    (new_site / "test-environment.pth").write_text("\n".join(ours) + "\n")
+    (new_site / "test-environment.pth").write_text("\n".join(ours) + "\n", encoding="utf-8")
 
 
 def test_the_release_installs_in_a_clean_environment_and_grades_its_blank_exercises(tmp_path):
@@ -380,12 +380,13 @@ def test_the_release_installs_in_a_clean_environment_and_grades_its_blank_exerci
     assert sorted(f.split("/")[1] for f in files if f.startswith("exercises/")) == lessons
     for name in lessons:  # blank: what the generator makes, whatever the course's exercises/ holds
         solution = nbtools.read(build.ROOT / "solutions" / name)
-        assert (copy / "exercises" / name).read_text() == nbtools.dumps(nbtools.make_exercise(solution, name))
-    assert 'testpaths = ["notebooks"]' in (copy / "pyproject.toml").read_text()
+        blank = nbtools.dumps(nbtools.make_exercise(solution, name))
+        assert (copy / "exercises" / name).read_text(encoding="utf-8") == blank
+    assert 'testpaths = ["notebooks"]' in (copy / "pyproject.toml").read_text(encoding="utf-8")
     # Its README is the course's parts for learners: the lesson table and both commands, and nothing
     # (no link, no command, no path) of what the release does not hold.
-    readme = (copy / "README.md").read_text()
-    assert readme == build.learners_readme((build.ROOT / "README.md").read_text())
+    readme = (copy / "README.md").read_text(encoding="utf-8")
+    assert readme == build.learners_readme((build.ROOT / "README.md").read_text(encoding="utf-8"))
     for lacking in ("tools/", "build.py", "solutions/", "text/", ".ci", "tests/", "nbgrader",
                     "## For instructors", "<!--"):
         assert lacking not in readme, f"the release's README mentions {lacking!r}, which the release lacks"
@@ -399,12 +400,12 @@ def test_the_release_installs_in_a_clean_environment_and_grades_its_blank_exerci
     # Its settings, benchmarks and engine name no file of the course's tests or tools that it lacks.
     texts = [f for f in files if f.startswith(("benchmarks/", "src/")) and f.endswith((".py", ".md"))]
     for name in ["pyproject.toml", *texts]:
-        for path in re.findall(r"\b(?:tests|tools)/[\w./-]*\w", (copy / name).read_text()):
+        for path in re.findall(r"\b(?:tests|tools)/[\w./-]*\w", (copy / name).read_text(encoding="utf-8")):
             assert path in files, f"the release's {name} names {path}, which the release lacks"
 
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME")}
     venv = tmp_path / "venv"
-    python = str(venv / "bin" / "python")
+    python = str(venv / "Scripts" / "python.exe" if os.name == "nt" else venv / "bin" / "python")
     isolated_venv_with_these_packages(venv)
 
     def run(*command: str) -> str:

@@ -188,7 +188,7 @@ def test_digits_refuses_a_bad_test_fraction(fraction, error, words):
 def test_digits_file_is_found_as_package_data():
     found = resources.files("tinyad.course").joinpath("datasets").joinpath("digits.npz")
     assert found.is_file()
-    readme = resources.files("tinyad.course").joinpath("datasets").joinpath("README.md").read_text()
+    readme = resources.files("tinyad.course").joinpath("datasets").joinpath("README.md").read_text(encoding="utf-8")
     assert "CC BY 4.0" in readme and "Alpaydin" in readme
 
 

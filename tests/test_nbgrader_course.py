@@ -170,7 +170,7 @@ def course(tmp_path_factory) -> Path:
     kernel.mkdir(parents=True)
     (kernel / "kernel.json").write_text(json.dumps({
         "argv": [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
-        "display_name": "Python 3", "language": "python"}))
+        "display_name": "Python 3", "language": "python"}), encoding="utf-8")
     built = subprocess.run([sys.executable, str(ROOT / "tools" / "build.py"), "--nbgrader", str(course)],
                            capture_output=True, text=True, timeout=300)
     assert built.returncode == 0, built.stdout + built.stderr

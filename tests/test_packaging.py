@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import ast
 import re
 import sys
 from pathlib import Path
 
+import nbformat
 import pytest
 import yaml
 
@@ -28,7 +30,7 @@ def _split(spec: str) -> tuple[str, str]:
 
 
 def _pyproject() -> dict:
-    return tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    return tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
 
 
 def _pip_requirements() -> dict[str, str]:
@@ -45,7 +47,7 @@ def _pip_requirements() -> dict[str, str]:
 
 
 def _conda_requirements() -> dict[str, str]:
-    env = yaml.safe_load((ROOT / "environment.yml").read_text())
+    env = yaml.safe_load((ROOT / "environment.yml").read_text(encoding="utf-8"))
     assert env["channels"] == ["conda-forge"]
     found = {}
     for dep in env["dependencies"]:
@@ -69,7 +71,7 @@ def test_environment_yml_and_pyproject_name_the_same_packages():
 
 
 def test_environment_yml_brings_the_graphviz_program_and_python():
-    env = yaml.safe_load((ROOT / "environment.yml").read_text())
+    env = yaml.safe_load((ROOT / "environment.yml").read_text(encoding="utf-8"))
     specs = dict(_split(d) for d in env["dependencies"] if isinstance(d, str))
     assert {"graphviz", "python-graphviz", "python", "pip"} <= set(specs)
     assert specs["python"] == _pyproject()["requires-python"], (
@@ -79,18 +81,19 @@ def test_environment_yml_brings_the_graphviz_program_and_python():
 
 
 def test_binder_installs_tinyad_after_the_environment():
-    post_build = (ROOT / "postBuild").read_text()
+    post_build = (ROOT / "postBuild").read_text(encoding="utf-8")
     assert "pip install --no-deps --no-build-isolation -e ." in post_build
     # Without build isolation the build takes the environment's setuptools: it must be there, and
     # as new as pyproject.toml's build-system asks.
-    needed = dict(map(_split, tomllib.loads((ROOT / "pyproject.toml").read_text())["build-system"]["requires"]))
+    settings = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    needed = dict(map(_split, settings["build-system"]["requires"]))
     conda = _conda_requirements()
     assert needed and all(conda.get(name) == version for name, version in needed.items()), (needed, conda)
 
 
 def test_ci_runs_the_readme_commands_word_for_word():
-    readme = (ROOT / "README.md").read_text()
-    ci = (ROOT / ".ci" / "run").read_text()
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
     for command in ('python -m pip install -e . && python -m jupyter lab --notebook-dir=. notebooks/01_value.ipynb',
                     'python -m pip install -e ".[test]" && python -m pytest'):
         assert command in readme and f"'{command}'" in ci, command
@@ -113,4 +116,61 @@ def test_ci_holds_every_requirement_to_its_floor():
     assert {"numpy==2.1.*", "pytest==8.0.*", "matplotlib==3.8.4", "tomli==2.0.*; python_version < '3.11'"} <= set(pins)
     with pytest.raises(ValueError, match="'numpy<3': every requirement of the course is 'name>=floor'"):
         oldest_versions.oldest("numpy<3")
-    assert "oldest_versions.py" in (ROOT / ".ci" / "run").read_text()
+    assert "oldest_versions.py" in (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+
+
+def _mode(call: ast.Call, position: int) -> ast.expr | None:
+    """The mode an ``open`` call gives, by keyword or at its ``position``; None where it gives none."""
+    given = [k.value for k in call.keywords if k.arg == "mode"] + call.args[position:position + 1]
+    return given[0] if given else None
+
+
+def _text_io_without_an_encoding(source: str) -> list[str]:
+    """The calls in ``source`` that open, read or write a file as text in the system's own encoding:
+    ``open(...)`` without ``encoding=`` and not in a binary mode, and a path's ``open``, ``read_text``
+    and ``write_text`` likewise (``textforms.write_text`` writes a notebook's text form, in UTF-8)."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if not isinstance(node, ast.Call) or any(k.arg == "encoding" for k in node.keywords):
+            continue
+        func = node.func
+        if isinstance(func, ast.Name) and func.id == "open":
+            mode = _mode(node, 1)
+        elif isinstance(func, ast.Attribute) and func.attr == "open":
+            mode = _mode(node, 0)
+        elif (isinstance(func, ast.Attribute) and func.attr in ("read_text", "write_text")
+              and not (isinstance(func.value, ast.Name) and func.value.id == "textforms")):
+            mode = None
+        else:
+            continue
+        if not (isinstance(mode, ast.Constant) and "b" in str(mode.value)):
+            found.append(f"line {node.lineno}: {ast.unparse(node)[:80]}")
+    return found
+
+
+def test_files_are_read_and_written_as_utf8_which_windows_does_not_assume():
+    """Python on Windows (3.10 to 3.14) reads and writes text in the system's code page (cp1252 in
+    Western Europe) unless told: a notebook or README read so gets its non-ASCII characters wrong
+    (the release's test failed so, run in that encoding). Every file the course, its tests and
+    tools read or write as text names UTF-8, in the Python files and in the lessons' cells."""
+    from IPython.core.inputtransformer2 import TransformerManager  # the kernel's own reading of %magics
+
+    unnamed = {}
+    sources = [p for folder in ("src", "tests", "tools", "benchmarks", ".ci") for p in (ROOT / folder).rglob("*.py")]
+    for path in sources + [ROOT / "conftest.py"]:
+        unnamed[path.relative_to(ROOT).as_posix()] = _text_io_without_an_encoding(path.read_text(encoding="utf-8"))
+    for path in sorted((ROOT / "notebooks").glob("*.ipynb")) + sorted((ROOT / "solutions").glob("*.ipynb")):
+        cells = nbformat.read(path, as_version=4).cells
+        for number, cell in enumerate(cells):
+            if cell.cell_type == "code":
+                python = TransformerManager().transform_cell(cell.source)
+                unnamed[f"{path.relative_to(ROOT).as_posix()}, cell {number}"] = _text_io_without_an_encoding(python)
+    assert len(unnamed) > 300, "the files and cells were not found"
+    assert not {where: calls for where, calls in unnamed.items() if calls}, "give encoding='utf-8'"
+
+
+def test_the_check_for_an_unnamed_encoding_finds_one():
+    found = _text_io_without_an_encoding(
+        "open(p)\nopen(p, 'rb')\nopen(p, mode='w', encoding='utf-8')\nPath(p).read_text()\n"
+        "Path(p).open('w')\np.write_bytes(b'')\ntextforms.write_text(notebook)\np.write_text(s, encoding='utf-8')\n")
+    assert found == ["line 1: open(p)", "line 4: Path(p).read_text()", "line 5: Path(p).open('w')"]

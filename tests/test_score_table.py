@@ -610,7 +610,7 @@ def slips(tmp_path_factory) -> tuple[str, dict[str, list[str]]]:
     for name, make in SLIPS.items():
         if make is not None:
             nbtools.write(make(), folder / name)
-    (folder / "85_cut_short.ipynb").write_text(nbtools.dumps(small_exercise())[:2000])
+    (folder / "85_cut_short.ipynb").write_text(nbtools.dumps(small_exercise())[:2000], encoding="utf-8")
     out = grade(folder, "-p", "tinyad.course.score_table", "--nbval-cell-timeout=3", *SLIPS)
     rows: dict[str, list[str]] = {}
     for line in table_of(out)[:-1]:  # the last line counts them all
@@ -728,13 +728,13 @@ def test_only_the_notebooks_asked_for_are_named_unreadable_and_a_null_source_is_
     # named its unreadable neighbours. A cell whose source is null passed nbformat's reading and
     # stopped nbval's collection, and with it every notebook ("not run").
     nbtools.write(small_exercise(), tmp_path / "91_as_given.ipynb")
-    (tmp_path / "85_cut_short.ipynb").write_text(nbtools.dumps(small_exercise())[:2000])
+    (tmp_path / "85_cut_short.ipynb").write_text(nbtools.dumps(small_exercise())[:2000], encoding="utf-8")
     null_source = json.loads(nbtools.dumps(small_exercise()))
     null_source["cells"][1]["source"] = None
-    (tmp_path / "84_null_source.ipynb").write_text(json.dumps(null_source))
+    (tmp_path / "84_null_source.ipynb").write_text(json.dumps(null_source), encoding="utf-8")
     null_tags = json.loads(nbtools.dumps(small_exercise()))  # as JupyterLab's metadata editor lets one write
     null_tags["cells"][3]["metadata"]["tags"] = None
-    (tmp_path / "83_null_tags.ipynb").write_text(json.dumps(null_tags))
+    (tmp_path / "83_null_tags.ipynb").write_text(json.dumps(null_tags), encoding="utf-8")
     alone = table_of(grade(tmp_path, "-p", "tinyad.course.score_table", "91_as_given.ipynb"))
     assert not any("cannot be read" in line for line in alone) and "could not be read" not in alone[-1], alone
     out = grade(tmp_path, "-p", "tinyad.course.score_table", "91_as_given.ipynb", "84_null_source.ipynb",

@@ -72,14 +72,15 @@ def test_a_changed_text_form_is_seen(tmp_path, monkeypatch):
     assert textforms.difference(notebook) is None
     os.utime(twin, (1, 1))
     assert textforms.edited_side(notebook) is None, "in step: neither side holds an edit, whichever was saved last"
-    twin.write_text(twin.read_text() + "\n```{code-cell}\ny = 3\n```\n")
+    twin.write_text(twin.read_text(encoding="utf-8") + "\n```{code-cell}\ny = 3\n```\n", encoding="utf-8")
     assert textforms.difference(notebook) == "the notebook has 2 cells, the text form 3"
-    twin.write_text(twin.read_text().replace("\n```{code-cell}\ny = 3\n```\n", ""))
-    twin.write_text(twin.read_text().replace("x = 1", "x = 2"))
+    twin.write_text(twin.read_text(encoding="utf-8").replace("\n```{code-cell}\ny = 3\n```\n", ""), encoding="utf-8")
+    twin.write_text(twin.read_text(encoding="utf-8").replace("x = 1", "x = 2"), encoding="utf-8")
     assert textforms.difference(notebook) == ("cell 0 (code) differs at its line 1: the notebook has 'x = 1', "
                                               "the text form 'x = 2'")
-    twin.write_text(twin.read_text().replace("x = 2", "x = 1").replace("```{code-cell}\nx\n",
-                                                                       "```{code-cell}\n:tags: [nbval-skip]\n\nx\n"))
+    edited = twin.read_text(encoding="utf-8").replace("x = 2", "x = 1")
+    edited = edited.replace("```{code-cell}\nx\n", "```{code-cell}\n:tags: [nbval-skip]\n\nx\n")
+    twin.write_text(edited, encoding="utf-8")
     assert textforms.difference(notebook) == "cell 1's tags differ: the notebook has [], the text form ['nbval-skip']"
 
 
@@ -89,7 +90,7 @@ def test_the_build_executes_what_the_text_form_says(tmp_path, monkeypatch):
     twin = textforms.text_path(notebook)
     twin.parent.mkdir(parents=True)
     v4 = nbformat.v4
-    twin.write_text(textforms.to_text(v4.new_notebook(cells=[v4.new_code_cell("6 * 7")])))
+    twin.write_text(textforms.to_text(v4.new_notebook(cells=[v4.new_code_cell("6 * 7")])), encoding="utf-8")
     notebook.parent.mkdir()
     build.execute(notebook, timeout=60)  # a lesson written as text first: no notebook before
     (cell,) = nbformat.read(notebook, as_version=4).cells
@@ -123,18 +124,18 @@ def test_writing_text_forms_refuses_to_overwrite_an_edit_not_built_yet(tmp_path,
     nbformat.write(v4.new_notebook(cells=[v4.new_code_cell("x = 1")]), notebook)
     twin = textforms.write_text(notebook)
     os.utime(notebook, (1, 1))
-    twin.write_text(twin.read_text().replace("x = 1", "x = 2"))  # edited, not built
+    twin.write_text(twin.read_text(encoding="utf-8").replace("x = 1", "x = 2"), encoding="utf-8")  # edited, not built
     monkeypatch.setattr(sys, "argv", ["textforms.py"])
     with pytest.raises(SystemExit, match=r"text/notebooks/99_demo.md hold edits their notebooks lack .*"
                                          r"\(python tools/build.py 99\).*--force"):
         textforms.main()
-    assert "x = 2" in twin.read_text()
+    assert "x = 2" in twin.read_text(encoding="utf-8")
     monkeypatch.setattr(sys, "argv", ["textforms.py", "98"])
     with pytest.raises(SystemExit, match="no lesson '98': the lessons are 99"):
         textforms.main()
     monkeypatch.setattr(sys, "argv", ["textforms.py", "--force", "99"])
     textforms.main()
-    assert "x = 1" in twin.read_text()
+    assert "x = 1" in twin.read_text(encoding="utf-8")
 
 
 def test_writing_the_text_forms_of_named_lessons_writes_theirs_alone(tmp_path, monkeypatch, capsys):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import os
 import re
 
 import numpy as np
@@ -272,6 +273,7 @@ def test_an_op_name_is_drawn_as_the_text_it_is(op):
 
 
 @needs_dot
+@pytest.mark.skipif(os.name == "nt", reason="a shell script stands in for dot, which Windows cannot run")
 def test_a_dot_that_runs_but_cannot_draw_falls_back_and_says_why(monkeypatch, tmp_path):
     # Only a missing dot was caught: one built without PNG (or failing outright) gave IPython
     # graphviz's whole traceback, and the cell showed a one-line repr.
@@ -280,13 +282,13 @@ def test_a_dot_that_runs_but_cannot_draw_falls_back_and_says_why(monkeypatch, tm
     real = shutil.which("dot")
     fake = tmp_path / "dot"
     fake.write_text(f'#!/bin/sh\ncase "$*" in *-Tpng*) echo "Format: png not recognized" >&2; exit 1;; esac\n'
-                    f'exec {real} "$@"\n')
+                    f'exec {real} "$@"\n', encoding="utf-8")
     fake.chmod(0o755)
     monkeypatch.setenv("PATH", f"{tmp_path}:{real.rpartition('/')[0]}")
     a = Value(2.0, "a")
     bundle, _ = draw(a * a)._repr_mimebundle_()
     assert "image/svg+xml" in bundle and "image/png" not in bundle  # the SVG alone
-    fake.write_text('#!/bin/sh\necho "Error: something broke" >&2\nexit 1\n')
+    fake.write_text('#!/bin/sh\necho "Error: something broke" >&2\nexit 1\n', encoding="utf-8")
     bundle, _ = draw(a * a)._repr_mimebundle_()
     assert bundle["text/plain"].startswith("The Graphviz dot program failed to draw this graph (Error: something "
                                            "broke); here it is as text:")

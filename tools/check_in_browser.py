@@ -199,11 +199,11 @@ def running_lab(course: Path, home: Path, path: str) -> Iterator[Lab]:
     for name, values in SETTINGS.items():
         settings = home / "settings" / name
         settings.parent.mkdir(parents=True, exist_ok=True)
-        settings.write_text(json.dumps(values))
+        settings.write_text(json.dumps(values), encoding="utf-8")
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(course / "src"), env.get("PYTHONPATH")]))
     port, token = free_port(), "tinyad-check"
     log_path = home / "jupyterlab.log"
-    with open(log_path, "w") as log:
+    with open(log_path, "w", encoding="utf-8") as log:
         server = subprocess.Popen(
             [
                 sys.executable, "-m", "jupyter", "lab", "--no-browser", "--ip=127.0.0.1", f"--port={port}",
@@ -220,7 +220,7 @@ def running_lab(course: Path, home: Path, path: str) -> Iterator[Lab]:
                 if server.poll() is not None:
                     raise CheckFailed(f"JupyterLab exited with code {server.returncode}")
             except CheckFailed:
-                raise CheckFailed(f"JupyterLab did not start; its log:\n{log_path.read_text()[-3000:]}")
+                raise CheckFailed(f"JupyterLab did not start; its log:\n{log_path.read_text(encoding='utf-8')[-3000:]}")
             yield Lab(server, f"{url}/lab/tree/{{}}?token={token}&reset", env, f"{url}/api/{{}}?token={token}")
         finally:
             stop(server)
