@@ -119,6 +119,13 @@ def test_ci_holds_every_requirement_to_its_floor():
     assert "oldest_versions.py" in (ROOT / ".ci" / "run").read_text(encoding="utf-8")
 
 
+def test_ci_runs_the_oldest_versions_reading_text_as_windows_does():
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    assert 'AS_WINDOWS=(env LOCPATH="$LOCALES" LC_ALL=en_US.CP1252 PYTHONUTF8=0)' in ci
+    runs = re.findall(r'^(.*)"\$OLDEST/bin/python" -m pytest', ci, flags=re.MULTILINE)
+    assert len(runs) == 3 and set(runs) == {'"${AS_WINDOWS[@]}" '}, runs
+
+
 def _mode(call: ast.Call, position: int) -> ast.expr | None:
     """The mode an ``open`` call gives, by keyword or at its ``position``; None where it gives none."""
     given = [k.value for k in call.keywords if k.arg == "mode"] + call.args[position:position + 1]
