@@ -363,7 +363,6 @@ def isolated_venv_with_these_packages(venv: Path) -> None:
 def test_the_release_installs_in_a_clean_environment_and_grades_its_blank_exercises(tmp_path):
     """No solutions and no tests in it; installed into a new virtual environment, it imports
     its own tinyad and grades its blanks."""
-    import os
     import subprocess
 
     copy = tmp_path / "course"

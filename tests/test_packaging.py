@@ -160,8 +160,9 @@ def test_files_are_read_and_written_as_utf8_which_windows_does_not_assume():
     Western Europe) unless told: a notebook or README read so gets its non-ASCII characters wrong
     (the release's test failed so, run in that encoding). Every file the course, its tests and
     tools read or write as text names UTF-8, in the Python files and in the lessons' cells."""
-    from IPython.core.inputtransformer2 import TransformerManager  # the kernel's own reading of %magics
+    from IPython.core.inputtransformer2 import TransformerManager
 
+    as_python = TransformerManager().transform_cell  # a cell as the kernel reads it (%magics made calls)
     unnamed = {}
     sources = [p for folder in ("src", "tests", "tools", "benchmarks", ".ci") for p in (ROOT / folder).rglob("*.py")]
     for path in sources + [ROOT / "conftest.py"]:
@@ -170,8 +171,8 @@ def test_files_are_read_and_written_as_utf8_which_windows_does_not_assume():
         cells = nbformat.read(path, as_version=4).cells
         for number, cell in enumerate(cells):
             if cell.cell_type == "code":
-                python = TransformerManager().transform_cell(cell.source)
-                unnamed[f"{path.relative_to(ROOT).as_posix()}, cell {number}"] = _text_io_without_an_encoding(python)
+                where = f"{path.relative_to(ROOT).as_posix()}, cell {number}"
+                unnamed[where] = _text_io_without_an_encoding(as_python(cell.source))
     assert len(unnamed) > 300, "the files and cells were not found"
     assert not {where: calls for where, calls in unnamed.items() if calls}, "give encoding='utf-8'"
 
@@ -179,5 +180,7 @@ def test_files_are_read_and_written_as_utf8_which_windows_does_not_assume():
 def test_the_check_for_an_unnamed_encoding_finds_one():
     found = _text_io_without_an_encoding(
         "open(p)\nopen(p, 'rb')\nopen(p, mode='w', encoding='utf-8')\nPath(p).read_text()\n"
-        "Path(p).open('w')\np.write_bytes(b'')\ntextforms.write_text(notebook)\np.write_text(s, encoding='utf-8')\n")
-    assert found == ["line 1: open(p)", "line 4: Path(p).read_text()", "line 5: Path(p).open('w')"]
+        "Path(p).open('w')\np.write_bytes(b'')\ntextforms.write_text(notebook)\np.write_text(s, encoding='utf-8')\n"
+        "open(p, 'a')\np.open(mode='rb')\n")
+    assert found == ["line 1: open(p)", "line 4: Path(p).read_text()", "line 5: Path(p).open('w')",
+                     "line 9: open(p, 'a')"]
