@@ -5,6 +5,7 @@ CI runs the whole check (.ci/run); these tests pin what it reads from the page.
 
 from __future__ import annotations
 
+import os
 import sys
 import types
 from pathlib import Path
@@ -172,8 +173,8 @@ def test_the_path_without_graphviz_keeps_python_and_drops_dot(tmp_path, monkeypa
     with_dot, without = tmp_path / "with", tmp_path / "without"
     with_dot.mkdir(), without.mkdir()
     (with_dot / "dot").touch()
-    monkeypatch.setenv("PATH", f"{with_dot}:{without}")
-    folders = check.path_without_graphviz().split(":")
+    monkeypatch.setenv("PATH", os.pathsep.join([str(with_dot), str(without)]))
+    folders = check.path_without_graphviz().split(os.pathsep)  # ";" on Windows, whose paths hold ":"
     assert str(with_dot) not in folders and str(without) in folders
     assert folders[0] == str(Path(sys.executable).parent)
 
