@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import sys
@@ -214,8 +215,9 @@ def test_digits_load_from_an_installed_copy(tmp_path):
         "x, y, xt, yt = d.digits(); "
         "print(tinyad.__file__); print(len(x) + len(xt))"
     )
+    # The environment as it is (Windows' Python needs its SYSTEMROOT), but with only the copy on PYTHONPATH.
     ran = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
-                         cwd=tmp_path, env={"PYTHONPATH": str(site), "PATH": ""}, timeout=60)
+                         cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(site)}, timeout=60)
     assert ran.returncode == 0, ran.stderr
     where, count = ran.stdout.split()
     assert Path(where).is_relative_to(site) and count == "1797"
