@@ -1,0 +1,232 @@
+"""Small graphs made of the rows of tests/op_families.py, their gradients against PyTorch and finite differences.
+
+test_op_families.py checks each op alone, its output weighted once. A graph of several asks more
+of the engine: a value that feeds two ops takes the sum of their gradients, a gradient broadcast
+back by one rule arrives at another's, a reduction's or an index's gradient reaches an input
+through ops after it. Here each seed makes a graph of six steps over three inputs, every
+step a row of the op table (its ``f`` for tinyad, its ``torch`` for PyTorch) on values made
+before it, and both engines' gradients of every input are compared. The graphs are the same on
+every run: a failure names its seed and prints the graph, step by step.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pytest
+
+from tinyad import Tensor, gradcheck
+from op_families import FAMILIES, Op  # tests/op_families.py
+from torch_reference import needs_torch, torch  # tests/torch_reference.py
+
+STEPS, INPUTS = 6, 3
+TORCH_SEEDS, FINITE_DIFFERENCE_SEEDS = range(120), range(40)
+TOLERANCE = dict(rtol=1e-9, atol=1e-12)  # float64 against PyTorch's float64, as in test_op_families.py
+
+# The rows a graph is made of, by family, and how often a step is of each family: binary ops most,
+# where values meet and broadcast. The fused losses take labels or targets of their own shapes,
+# and checkpoint runs a block of its own: each is tested alone.
+FAMILY_ROWS = {family: sorted(FAMILIES[family].rows) for family in ("elementwise", "binary", "reductions", "shapes")}
+FAMILY_ROWS["fused"] = ["log_softmax", "logsumexp", "softmax"]
+FAMILY_WEIGHTS = {"elementwise": 0.25, "binary": 0.35, "reductions": 0.15, "shapes": 0.15, "fused": 0.10}
+ROWS = {name: (family, name) for family, names in FAMILY_ROWS.items() for name in names}
+
+
+@dataclass(frozen=True)
+class Step:
+    """``values[len(inputs) + k] = row(values[i] for i in operands, **kwargs)``."""
+
+    row: str
+    operands: tuple[int, ...]
+    kwargs: dict[str, Any]
+
+    @property
+    def op(self) -> Op:
+        family, name = ROWS[self.row]
+        return FAMILIES[family].rows[name]
+
+
+def run(steps: list[Step], inputs: list[Any], engine: str) -> list[Any]:
+    """Every value of the graph, the inputs first: tinyad's (``engine="f"``) or PyTorch's (``"torch"``)."""
+    values = list(inputs)
+    for step in steps:
+        values.append(getattr(step.op, engine)(*(values[i] for i in step.operands), **step.kwargs))
+    return values
+
+
+def loss(steps: list[Step], inputs: list[Any], weights: list[Any], engine: str) -> Any:
+    """One number from the whole graph, which every input reaches: each value no step uses (an
+    input's too), times weights of its shape, summed."""
+    values = run(steps, inputs, engine)
+    used = {i for step in steps for i in step.operands}
+    ends = [v for i, v in enumerate(values) if i not in used]
+    return sum((v * w).sum() for v, w in zip(ends, weights))
+
+
+def loss_weights(steps: list[Step], inputs: list[np.ndarray], seed: int) -> list[np.ndarray]:
+    """The weights ``loss`` multiplies the graph's ends by, drawn for their shapes."""
+    values = run(steps, [Tensor(x) for x in inputs], "f")
+    used = {i for step in steps for i in step.operands}
+    rng = np.random.default_rng(seed)
+    return [rng.normal(size=v.shape) for i, v in enumerate(values) if i not in used]
+
+
+def describe(steps: list[Step], shapes: list[tuple[int, ...]]) -> str:
+    lines = [f"v{i}: an input of shape {shape}" for i, shape in enumerate(shapes)]
+    for k, step in enumerate(steps, start=len(shapes)):
+        arguments = [f"v{i}" for i in step.operands] + [f"{key}={value!r}" for key, value in step.kwargs.items()]
+        lines.append(f"v{k} = {step.row}({', '.join(arguments)})")
+    return "\n".join(lines)
+
+
+# -- making a graph ----------------------------------------------------------------------------
+
+
+def in_domain(domain: str, x: np.ndarray) -> bool:
+    """Whether ``x`` lies where the row asks its input to (op_families.DOMAINS), with a margin that
+    keeps a finite difference of 1e-6 off a kink (relu at 0), a pole (1 / x) or a bound (log)."""
+    if domain == "positive":
+        return bool(np.all(x > 0.05))
+    if domain == "nonzero":
+        return bool(np.all(np.abs(x) > 0.01))
+    if domain == "distinct":  # max and min: no two entries so close that a nudge would swap them
+        gaps = np.diff(np.sort(x, axis=None))
+        return bool(np.all((gaps == 0) | (gaps > 1e-4)))  # an entry picked twice ties exactly, on both sides
+    return True
+
+
+def arguments(row: str, shape: tuple[int, ...], rng: np.random.Generator) -> dict[str, Any] | None:
+    """The keyword arguments of a one-input row for an input of ``shape``, drawn at random, or
+    None where the row takes no input of that shape."""
+    ndim = len(shape)
+    if row in ("sum", "mean", "max", "min"):
+        axes = [None, *range(-ndim, ndim)] + ([(0, ndim - 1)] if ndim >= 2 else [])
+        return dict(axis=axes[rng.integers(len(axes))], keepdims=bool(rng.integers(2)))
+    if row in ("softmax", "log_softmax", "logsumexp"):
+        if ndim == 0:
+            return None
+        axis = int(rng.integers(-ndim, ndim))
+        return dict(axis=axis, keepdims=bool(rng.integers(2))) if row == "logsumexp" else dict(axis=axis)
+    if row == "reshape":
+        return dict(shape=(-1,) if rng.integers(2) else (*shape, 1))
+    if row == "transpose":
+        return dict(axes=tuple(int(a) for a in rng.permutation(ndim))) if ndim >= 2 else None
+    if row == "T":
+        return {} if ndim >= 2 else None
+    if row == "getitem":
+        return index(shape, rng)
+    return {}
+
+
+def index(shape: tuple[int, ...], rng: np.random.Generator) -> dict[str, Any] | None:
+    """An index for ``shape``: integers that pick a row more than once, a slice, or a mask."""
+    if not shape:
+        return None
+    kind = rng.integers(3)
+    if kind == 0:  # along the first axis, or the second
+        axis = int(rng.integers(min(len(shape), 2)))
+        picked = [int(i) for i in rng.integers(0, shape[axis], size=4)]
+        return dict(index=picked if axis == 0 else (slice(None), picked))
+    if kind == 1:
+        return dict(index=slice(int(rng.integers(shape[0])), None, int(rng.integers(1, 3))))
+    mask = rng.random(shape) < 0.6
+    return dict(index=mask) if mask.any() else None
+
+
+def fits(value: Tensor) -> bool:
+    """Whether a step's result can go on: not empty, and of a size finite differences still resolve."""
+    return value.size > 0 and bool(np.all(np.abs(value.data) < 1e3))
+
+
+def graph(seed: int) -> tuple[list[np.ndarray], list[Step]]:
+    """The inputs and the steps of graph ``seed``: shapes that broadcast against each other, and
+    each step a row whose inputs lie in its domains, on values a later step may use again."""
+    rng = np.random.default_rng(seed)
+    base = tuple(int(n) for n in rng.integers(2, 5, size=rng.integers(1, 4)))
+    shapes = [base]
+    for _ in range(INPUTS - 1):  # each the base shape with some axes of 1, some leading axes gone
+        stretched = tuple(1 if rng.random() < 0.4 else n for n in base)
+        shapes.append(stretched[rng.integers(len(base) + 1):])
+    inputs = [rng.normal(size=shape) * (1 if rng.integers(2) else 0.5) + (0 if rng.integers(2) else 2)
+              for shape in shapes]
+    values = [Tensor(x) for x in inputs]
+    steps: list[Step] = []
+    families = list(FAMILY_WEIGHTS)
+    for _ in range(60):
+        if len(steps) == STEPS:
+            break
+        family = families[rng.choice(len(families), p=list(FAMILY_WEIGHTS.values()))]
+        row = FAMILY_ROWS[family][rng.integers(len(FAMILY_ROWS[family]))]
+        op = FAMILIES[family].rows[row]
+        arity = len(next(iter(FAMILIES[family].cases_of(row).values())).shapes)
+        # Later values are likelier: a graph grows deep as well as wide.
+        weights = np.arange(1, len(values) + 1, dtype=float)
+        operands = tuple(int(i) for i in rng.choice(len(values), size=arity, p=weights / weights.sum()))
+        if not all(in_domain(op.domain(k), values[i].data) for k, i in enumerate(operands)):
+            continue
+        kwargs = arguments(row, values[operands[0]].shape, rng) if arity == 1 else {}
+        if kwargs is None:
+            continue
+        try:
+            made = op.f(*(values[i] for i in operands), **kwargs)
+        except ValueError:  # shapes that do not broadcast, or do not meet in a product
+            continue
+        if fits(made):
+            steps.append(Step(row, operands, kwargs))
+            values.append(made)
+    return inputs, steps
+
+
+# -- the tests ----------------------------------------------------------------------------------
+
+
+@needs_torch
+@pytest.mark.parametrize("seed", TORCH_SEEDS)
+def test_a_graph_of_the_ops_gives_pytorchs_numbers_and_gradients(seed):
+    inputs, steps = graph(seed)
+    shown = f"graph {seed}:\n{describe(steps, [x.shape for x in inputs])}"
+    weights = loss_weights(steps, inputs, seed)
+    ours = [Tensor(x, requires_grad=True) for x in inputs]
+    theirs = [torch.tensor(x, dtype=torch.float64, requires_grad=True) for x in inputs]
+    out = loss(steps, ours, [Tensor(w) for w in weights], "f")
+    expected = loss(steps, theirs, [torch.tensor(w, dtype=torch.float64) for w in weights], "torch")
+    np.testing.assert_allclose(out.item(), expected.item(), **TOLERANCE, err_msg=shown)
+    out.backward()
+    expected.backward()
+    for i, (x, reference) in enumerate(zip(ours, theirs)):
+        np.testing.assert_allclose(x.grad, reference.grad.numpy(), **TOLERANCE, err_msg=f"v{i}'s gradient, {shown}")
+
+
+@pytest.mark.parametrize("seed", FINITE_DIFFERENCE_SEEDS)
+def test_a_graph_of_the_ops_has_the_gradients_of_finite_differences(seed):
+    inputs, steps = graph(seed)
+    weights = [Tensor(w) for w in loss_weights(steps, inputs, seed)]
+    try:
+        assert gradcheck(lambda *xs: loss(steps, list(xs), weights, "f"), *[Tensor(x) for x in inputs])
+    except AssertionError as error:  # gradcheck's own message names the input and the entry; add the graph
+        raise AssertionError(f"{error}\ngraph {seed}:\n{describe(steps, [x.shape for x in inputs])}") from None
+
+
+def test_the_graphs_share_values_broadcast_pick_twice_and_use_every_family():
+    # What the graphs are for: were the generator to make only chains, or no broadcasting, the two
+    # tests above would pass on an engine whose gradients go wrong where those meet.
+    shared = broadcast = picked_twice = 0
+    families = set()
+    for seed in TORCH_SEEDS:  # the finite differences' among them
+        inputs, steps = graph(seed)
+        assert len(steps) == STEPS, f"graph {seed}: {len(steps)} steps\n{describe(steps, [x.shape for x in inputs])}"
+        values = run(steps, [Tensor(x) for x in inputs], "f")
+        uses = [i for step in steps for i in step.operands]
+        shared += any(uses.count(i) > 1 for i in uses)
+        for step in steps:
+            families.add(ROWS[step.row][0])
+            if len(step.operands) == 2:
+                broadcast += values[step.operands[0]].shape != values[step.operands[1]].shape
+            picked = step.kwargs.get("index")
+            picked = picked[-1] if isinstance(picked, tuple) else picked
+            picked_twice += isinstance(picked, list) and len(set(picked)) < len(picked)
+    n = len(TORCH_SEEDS)
+    assert families == set(FAMILY_WEIGHTS), families
+    assert shared >= n // 2 and broadcast >= n // 4 and picked_twice >= n // 20, (shared, broadcast, picked_twice)
