@@ -126,6 +126,16 @@ def test_ci_runs_the_oldest_versions_reading_text_as_windows_does():
     assert len(runs) == 3 and set(runs) == {'"${AS_WINDOWS[@]}" '}, runs
 
 
+def test_ci_runs_every_test_again_on_the_newest_python_with_the_newest_releases():
+    # The learner's environment of step 1 is the machine's python3, whose newest NumPy may not be
+    # NumPy's newest (2.5 needs Python 3.12): a learner with a newer Python gets releases step 1 never ran.
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    assert '"$NEWEST_PYTHON" -m venv "$NEWEST"' in ci
+    assert '"$NEWEST/bin/python" -m pip install -q -e ".[test]"\n' in ci  # no constraints: the newest releases
+    assert '"$NEWEST/bin/python" -m pytest -q -p no:cacheprovider > "$NEWEST/tests.log"' in ci  # every test
+    assert ci.index('wait "$newest_tests"') > ci.index("tools/check_in_browser.py")  # beside the browser
+
+
 def _mode(call: ast.Call, position: int) -> ast.expr | None:
     """The mode an ``open`` call gives, by keyword or at its ``position``; None where it gives none."""
     given = [k.value for k in call.keywords if k.arg == "mode"] + call.args[position:position + 1]
