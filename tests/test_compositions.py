@@ -5,12 +5,14 @@ of the engine: a value that feeds two ops takes the sum of their gradients, a gr
 back by one rule arrives at another's, a reduction's or an index's gradient reaches an input
 through ops after it. Here each seed makes a graph of six steps over three inputs, every
 step a row of the op table (its ``f`` for tinyad, its ``torch`` for PyTorch) on values made
-before it, and both engines' gradients of every input are compared. The graphs are the same on
-every run: a failure names its seed and prints the graph, step by step.
+before it, and the gradients of every input are compared: with PyTorch's, with finite
+differences, and with NumPy's where the engine computes on another array library's arrays. The
+graphs are the same on every run: a failure names its seed and prints the graph, step by step.
 """
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 from typing import Any
 
@@ -18,11 +20,15 @@ import numpy as np
 import pytest
 
 from tinyad import Tensor, gradcheck
+from tinyad.tensor.backend import to_numpy
+from array_libraries import (  # tests/array_libraries.py
+    LIBRARIES, TOLERANCE as SAME, array_api_strict, kind, namespace, to,
+)
 from op_families import FAMILIES, Op  # tests/op_families.py
 from torch_reference import needs_torch, torch  # tests/torch_reference.py
 
 STEPS, INPUTS = 6, 3
-TORCH_SEEDS, FINITE_DIFFERENCE_SEEDS = range(120), range(40)
+TORCH_SEEDS, FINITE_DIFFERENCE_SEEDS, OTHER_LIBRARY_SEEDS = range(120), range(40), range(30)
 TOLERANCE = dict(rtol=1e-9, atol=1e-12)  # float64 against PyTorch's float64, as in test_op_families.py
 
 # The rows a graph is made of, by family, and how often a step is of each family: binary ops most,
@@ -207,6 +213,36 @@ def test_a_graph_of_the_ops_has_the_gradients_of_finite_differences(seed):
         assert gradcheck(lambda *xs: loss(steps, list(xs), weights, "f"), *[Tensor(x) for x in inputs])
     except AssertionError as error:  # gradcheck's own message names the input and the entry; add the graph
         raise AssertionError(f"{error}\ngraph {seed}:\n{describe(steps, [x.shape for x in inputs])}") from None
+
+
+def in_the_standard(step: Step) -> bool:
+    """Whether array_api_strict takes the step with a gradient: not an index of integers, whose
+    gradient needs a scatter-add the standard does not have (test_op_families.py's OUTSIDE_THE_STANDARD)."""
+    index = step.kwargs.get("index")
+    return not any(isinstance(part, list) for part in (index if isinstance(index, tuple) else (index,)))
+
+
+@pytest.mark.parametrize("library", LIBRARIES)
+@pytest.mark.parametrize("seed", OTHER_LIBRARY_SEEDS)
+def test_a_graph_of_the_ops_in_another_library_gives_numpys_numbers(library, seed):
+    # Each op alone does (test_op_families.py); here gradients of that library meet and add up.
+    xp = namespace(library)
+    inputs, steps = graph(seed)
+    if xp is array_api_strict:  # the graph up to the first step it refuses
+        steps = list(itertools.takewhile(in_the_standard, steps))
+    shown = f"graph {seed}:\n{describe(steps, [x.shape for x in inputs])}"
+    weights = loss_weights(steps, inputs, seed)
+    expected_inputs = [Tensor(x, requires_grad=True) for x in inputs]
+    expected = loss(steps, expected_inputs, [Tensor(w) for w in weights], "f")
+    expected.backward()
+    ours = [Tensor(to(xp, x), requires_grad=True) for x in inputs]
+    out = loss(steps, ours, [Tensor(to(xp, w)) for w in weights], "f")
+    out.backward()
+    assert type(out.data) is kind(xp), shown
+    np.testing.assert_allclose(to_numpy(out.data), expected.data, **SAME, err_msg=shown)
+    for i, (x, e) in enumerate(zip(ours, expected_inputs)):
+        assert type(x.grad) is kind(xp), f"v{i}'s gradient left its tensor's library\n{shown}"
+        np.testing.assert_allclose(to_numpy(x.grad), e.grad, **SAME, err_msg=f"v{i}'s gradient, {shown}")
 
 
 def test_the_graphs_share_values_broadcast_pick_twice_and_use_every_family():
