@@ -6,8 +6,9 @@ back by one rule arrives at another's, a reduction's or an index's gradient reac
 through ops after it. Here each seed makes a graph of six steps over three inputs, every
 step a row of the op table (its ``f`` for tinyad, its ``torch`` for PyTorch) on values made
 before it, and the gradients of every input are compared: with PyTorch's, with finite
-differences, and with NumPy's where the engine computes on another array library's arrays. The
-graphs are the same on every run: a failure names its seed and prints the graph, step by step.
+differences, and with NumPy's where the engine computes on another array library's arrays. Graphs
+of one number per input run on the scalar engine too, against the array engine. The graphs are the
+same on every run: a failure names its seed and prints the graph, step by step.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from tinyad import Tensor, gradcheck
+from tinyad import Tensor, Value, gradcheck
 from tinyad.tensor.backend import to_numpy
 from array_libraries import (  # tests/array_libraries.py
     LIBRARIES, TOLERANCE as SAME, array_api_strict, kind, namespace, to,
@@ -38,6 +39,11 @@ FAMILY_ROWS = {family: sorted(FAMILIES[family].rows) for family in ("elementwise
 FAMILY_ROWS["fused"] = ["log_softmax", "logsumexp", "softmax"]
 FAMILY_WEIGHTS = {"elementwise": 0.25, "binary": 0.35, "reductions": 0.15, "shapes": 0.15, "fused": 0.10}
 ROWS = {name: (family, name) for family, names in FAMILY_ROWS.items() for name in names}
+# A graph of Values: one number per input, and the rows the scalar engine has (``on_values``).
+VALUE_FAMILY_ROWS = {family: [name for name in FAMILY_ROWS[family] if FAMILIES[family].rows[name].on_values]
+                     for family in ("elementwise", "binary")}
+VALUE_FAMILY_WEIGHTS = {"elementwise": 0.4, "binary": 0.6}
+VALUE_SEEDS = range(40)
 
 
 @dataclass(frozen=True)
@@ -62,13 +68,14 @@ def run(steps: list[Step], inputs: list[Any], engine: str) -> list[Any]:
     return values
 
 
-def loss(steps: list[Step], inputs: list[Any], weights: list[Any], engine: str) -> Any:
+def loss(steps: list[Step], inputs: list[Any], weights: list[Any], engine: str,
+         total: Any = lambda x: x.sum()) -> Any:
     """One number from the whole graph, which every input reaches: each value no step uses (an
-    input's too), times weights of its shape, summed."""
+    input's too), times weights of its shape, summed (``total``: a Value is its own)."""
     values = run(steps, inputs, engine)
     used = {i for step in steps for i in step.operands}
     ends = [v for i, v in enumerate(values) if i not in used]
-    return sum((v * w).sum() for v, w in zip(ends, weights))
+    return sum(total(v * w) for v, w in zip(ends, weights))
 
 
 def loss_weights(steps: list[Step], inputs: list[np.ndarray], seed: int) -> list[np.ndarray]:
@@ -146,11 +153,13 @@ def fits(value: Tensor) -> bool:
     return value.size > 0 and bool(np.all(np.abs(value.data) < 1e3))
 
 
-def graph(seed: int) -> tuple[list[np.ndarray], list[Step]]:
+def graph(seed: int, of_values: bool = False) -> tuple[list[np.ndarray], list[Step]]:
     """The inputs and the steps of graph ``seed``: shapes that broadcast against each other, and
-    each step a row whose inputs lie in its domains, on values a later step may use again."""
+    each step a row whose inputs lie in its domains, on values a later step may use again.
+    ``of_values``: inputs of shape () and the rows the scalar engine has."""
+    rows, family_weights = (VALUE_FAMILY_ROWS, VALUE_FAMILY_WEIGHTS) if of_values else (FAMILY_ROWS, FAMILY_WEIGHTS)
     rng = np.random.default_rng(seed)
-    base = tuple(int(n) for n in rng.integers(2, 5, size=rng.integers(1, 4)))
+    base = () if of_values else tuple(int(n) for n in rng.integers(2, 5, size=rng.integers(1, 4)))
     shapes = [base]
     for _ in range(INPUTS - 1):  # each the base shape with some axes of 1, some leading axes gone
         stretched = tuple(1 if rng.random() < 0.4 else n for n in base)
@@ -159,12 +168,12 @@ def graph(seed: int) -> tuple[list[np.ndarray], list[Step]]:
               for shape in shapes]
     values = [Tensor(x) for x in inputs]
     steps: list[Step] = []
-    families = list(FAMILY_WEIGHTS)
+    families = list(family_weights)
     for _ in range(60):
         if len(steps) == STEPS:
             break
-        family = families[rng.choice(len(families), p=list(FAMILY_WEIGHTS.values()))]
-        row = FAMILY_ROWS[family][rng.integers(len(FAMILY_ROWS[family]))]
+        family = families[rng.choice(len(families), p=list(family_weights.values()))]
+        row = rows[family][rng.integers(len(rows[family]))]
         op = FAMILIES[family].rows[row]
         arity = len(next(iter(FAMILIES[family].cases_of(row).values())).shapes)
         # Later values are likelier: a graph grows deep as well as wide.
@@ -213,6 +222,24 @@ def test_a_graph_of_the_ops_has_the_gradients_of_finite_differences(seed):
         assert gradcheck(lambda *xs: loss(steps, list(xs), weights, "f"), *[Tensor(x) for x in inputs])
     except AssertionError as error:  # gradcheck's own message names the input and the entry; add the graph
         raise AssertionError(f"{error}\ngraph {seed}:\n{describe(steps, [x.shape for x in inputs])}") from None
+
+
+@pytest.mark.parametrize("seed", VALUE_SEEDS)
+def test_a_graph_of_values_gives_the_array_engines_numbers_and_gradients(seed):
+    # The same graph, one number per input, in both engines (the array engine's is checked above).
+    inputs, steps = graph(seed, of_values=True)
+    shown = f"graph {seed} of Values:\n{describe(steps, [x.shape for x in inputs])}"
+    weights = loss_weights(steps, inputs, seed)
+    tensors = [Tensor(x, requires_grad=True) for x in inputs]
+    expected = loss(steps, tensors, [Tensor(w) for w in weights], "f")
+    expected.backward()
+    values = [Value(float(x)) for x in inputs]
+    out = loss(steps, values, [float(w) for w in weights], "f", total=lambda v: v)
+    out.backward()
+    assert isinstance(out, Value), shown
+    np.testing.assert_allclose(out.data, expected.item(), **SAME, err_msg=shown)
+    for i, (v, t) in enumerate(zip(values, tensors)):
+        np.testing.assert_allclose(v.grad, float(t.grad), **SAME, err_msg=f"v{i}'s gradient, {shown}")
 
 
 def in_the_standard(step: Step) -> bool:
