@@ -68,22 +68,23 @@ def run(steps: list[Step], inputs: list[Any], engine: str) -> list[Any]:
     return values
 
 
+def ends(steps: list[Step], values: list[Any]) -> list[Any]:
+    """The values of the graph that no step uses (an input's too)."""
+    used = {i for step in steps for i in step.operands}
+    return [v for i, v in enumerate(values) if i not in used]
+
+
 def loss(steps: list[Step], inputs: list[Any], weights: list[Any], engine: str,
          total: Any = lambda x: x.sum()) -> Any:
-    """One number from the whole graph, which every input reaches: each value no step uses (an
-    input's too), times weights of its shape, summed (``total``: a Value is its own)."""
-    values = run(steps, inputs, engine)
-    used = {i for step in steps for i in step.operands}
-    ends = [v for i, v in enumerate(values) if i not in used]
-    return sum(total(v * w) for v, w in zip(ends, weights))
+    """One number from the whole graph, which every input reaches: its ends, each times weights of
+    its shape, summed (``total``: a Value is its own)."""
+    return sum(total(v * w) for v, w in zip(ends(steps, run(steps, inputs, engine)), weights))
 
 
 def loss_weights(steps: list[Step], inputs: list[np.ndarray], seed: int) -> list[np.ndarray]:
     """The weights ``loss`` multiplies the graph's ends by, drawn for their shapes."""
-    values = run(steps, [Tensor(x) for x in inputs], "f")
-    used = {i for step in steps for i in step.operands}
     rng = np.random.default_rng(seed)
-    return [rng.normal(size=v.shape) for i, v in enumerate(values) if i not in used]
+    return [rng.normal(size=v.shape) for v in ends(steps, run(steps, [Tensor(x) for x in inputs], "f"))]
 
 
 def describe(steps: list[Step], shapes: list[tuple[int, ...]]) -> str:
