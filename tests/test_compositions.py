@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from tinyad import Tensor, Value, gradcheck
+from tinyad import Tensor, Value, checkpoint, gradcheck
 from tinyad.tensor.backend import to_numpy
 from array_libraries import (  # tests/array_libraries.py
     LIBRARIES, TOLERANCE as SAME, array_api_strict, kind, namespace, to,
@@ -29,7 +29,8 @@ from op_families import FAMILIES, Op  # tests/op_families.py
 from torch_reference import needs_torch, torch  # tests/torch_reference.py
 
 STEPS, INPUTS = 6, 3
-TORCH_SEEDS, FINITE_DIFFERENCE_SEEDS, OTHER_LIBRARY_SEEDS = range(120), range(40), range(30)
+TORCH_SEEDS, FINITE_DIFFERENCE_SEEDS, VALUE_SEEDS, CHECKPOINT_SEEDS = range(120), range(40), range(40), range(40)
+OTHER_LIBRARY_SEEDS = range(30)
 TOLERANCE = dict(rtol=1e-9, atol=1e-12)  # float64 against PyTorch's float64, as in test_op_families.py
 
 # The rows a graph is made of, by family, and how often a step is of each family: binary ops most,
@@ -43,7 +44,6 @@ ROWS = {name: (family, name) for family, names in FAMILY_ROWS.items() for name i
 VALUE_FAMILY_ROWS = {family: [name for name in FAMILY_ROWS[family] if FAMILIES[family].rows[name].on_values]
                      for family in ("elementwise", "binary")}
 VALUE_FAMILY_WEIGHTS = {"elementwise": 0.4, "binary": 0.6}
-VALUE_SEEDS = range(40)
 
 
 @dataclass(frozen=True)
@@ -223,6 +223,31 @@ def test_a_graph_of_the_ops_has_the_gradients_of_finite_differences(seed):
         assert gradcheck(lambda *xs: loss(steps, list(xs), weights, "f"), *[Tensor(x) for x in inputs])
     except AssertionError as error:  # gradcheck's own message names the input and the entry; add the graph
         raise AssertionError(f"{error}\ngraph {seed}:\n{describe(steps, [x.shape for x in inputs])}") from None
+
+
+@pytest.mark.parametrize("seed", CHECKPOINT_SEEDS)
+def test_a_graph_whose_later_steps_are_checkpointed_has_the_same_gradients(seed):
+    # Every value made before the split is passed to checkpoint, leaves and interior nodes alike;
+    # the block recomputes the rest and the loss, and its gradients flow back through both.
+    inputs, steps = graph(seed)
+    shown = f"graph {seed}:\n{describe(steps, [x.shape for x in inputs])}"
+    weights = [Tensor(w) for w in loss_weights(steps, inputs, seed)]
+    split = int(np.random.default_rng(seed).integers(len(steps) + 1))
+    plain = [Tensor(x, requires_grad=True) for x in inputs]
+    expected = loss(steps, plain, weights, "f")
+    expected.backward()
+
+    def rest(*made: Tensor) -> Tensor:
+        values = run(steps[split:], list(made), "f")
+        return sum((v * w).sum() for v, w in zip(ends(steps, values), weights))
+
+    ours = [Tensor(x, requires_grad=True) for x in inputs]
+    out = checkpoint(rest, *run(steps[:split], ours, "f"))
+    out.backward()
+    shown = f"split after step {split} of {shown}"
+    np.testing.assert_allclose(out.item(), expected.item(), **SAME, err_msg=shown)
+    for i, (x, e) in enumerate(zip(ours, plain)):
+        np.testing.assert_allclose(x.grad, e.grad, **SAME, err_msg=f"v{i}'s gradient, {shown}")
 
 
 @pytest.mark.parametrize("seed", VALUE_SEEDS)
