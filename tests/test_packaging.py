@@ -99,7 +99,7 @@ def test_ci_runs_the_readme_commands_word_for_word():
         assert command in readme and f"'{command}'" in ci, command
     # The learner's path comes first, in a fresh venv, before torch or dot is installed.
     learner = ci.index('bash -c "$RUN_TESTS"')
-    assert ci.index("python3 -m venv") < learner
+    assert ci.index('"$LEARNER_PYTHON" -m venv "$VENV"') < ci.index('. "$VENV/bin/activate"') < learner
     assert learner < ci.index("pip install -q torch==2.13.0") and learner < ci.index("apt-get install -y -qq graphviz")
 
 
@@ -126,14 +126,18 @@ def test_ci_runs_the_oldest_versions_reading_text_as_windows_does():
     assert len(runs) == 3 and set(runs) == {'"${AS_WINDOWS[@]}" '}, runs
 
 
-def test_ci_runs_every_test_again_on_the_newest_python_with_the_newest_releases():
-    # The learner's environment of step 1 is the machine's python3, whose newest NumPy may not be
-    # NumPy's newest (2.5 needs Python 3.12): a learner with a newer Python gets releases step 1 never ran.
+def test_ci_takes_the_learners_path_on_the_newest_python_and_the_references_on_python3():
+    # A learner's Python today is 3.12 or newer, and gets releases the machine's python3 (3.11) does
+    # not (NumPy 2.5 needs 3.12): the README's commands run on the newest Python found. PyTorch's
+    # CPU build on this disk is for python3's version, so step 3 has an environment of its own.
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
-    assert '"$NEWEST_PYTHON" -m venv "$NEWEST"' in ci
-    assert '"$NEWEST/bin/python" -m pip install -q -e ".[test]"\n' in ci  # no constraints: the newest releases
-    assert '"$NEWEST/bin/python" -m pytest -q -p no:cacheprovider > "$NEWEST/tests.log"' in ci  # every test
-    assert ci.index('wait "$newest_tests"') > ci.index("tools/check_in_browser.py")  # beside the browser
+    newest = ci.index('if [ "$version" -gt "$newest" ]; then LEARNER_PYTHON=$candidate')
+    assert newest < ci.index('"$LEARNER_PYTHON" -m venv "$VENV"')
+    assert '"$MACHINE_PYTHON" -m venv "$REFERENCES"' in ci
+    assert '"$REFERENCES/bin/python" -m pip install -q torch==2.13.0 jax' in ci
+    step3 = ci[ci.index('step "3.'):ci.index('step "4.')]
+    runs = re.findall(r"^(.*?)-m pytest", step3, flags=re.MULTILINE)
+    assert len(runs) == 2 and all(run.strip() == '"$REFERENCES/bin/python"' for run in runs), runs
 
 
 def _mode(call: ast.Call, position: int) -> ast.expr | None:
