@@ -127,9 +127,9 @@ def test_ci_runs_the_oldest_versions_reading_text_as_windows_does():
 
 
 def test_ci_takes_the_learners_path_on_the_newest_python_and_the_references_on_python3():
-    # A learner's Python today is 3.12 or newer, and gets releases the machine's python3 (3.11) does
-    # not (NumPy 2.5 needs 3.12): the README's commands run on the newest Python found. PyTorch's
-    # CPU build on this disk is for python3's version, so step 3 has an environment of its own.
+    # A Python installed today is 3.12 or newer, and gets releases the machine's python3 (3.11) does
+    # not (NumPy 2.5 needs 3.12): the README's commands run on the newest Python found. The CPU
+    # build of PyTorch that CI installs is made for python3's version: step 3 has an environment of its own.
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
     newest = ci.index('if [ "$version" -gt "$newest" ]; then LEARNER_PYTHON=$candidate')
     assert newest < ci.index('"$LEARNER_PYTHON" -m venv "$VENV"')
