@@ -1,4 +1,5 @@
-"""The ops of both engines, one table per family; tests/test_op_families.py runs every row.
+"""The ops of both engines, one table per family; tests/test_op_families.py runs every row, and
+tests/test_compositions.py chains rows into small graphs.
 
 A row is an ``Op``: ``f``, how tinyad computes it, and ``torch``, how PyTorch does (any
 callable: most are the same text as ``f``, since both spell these ops alike). Both are called
