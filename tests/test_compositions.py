@@ -6,9 +6,10 @@ back by one rule arrives at another's, a reduction's or an index's gradient reac
 through ops after it. Here each seed makes a graph of six steps over three inputs, every
 step a row of the op table (its ``f`` for tinyad, its ``torch`` for PyTorch) on values made
 before it, and the gradients of every input are compared: with PyTorch's, with finite
-differences, and with NumPy's where the engine computes on another array library's arrays. Graphs
-of one number per input run on the scalar engine too, against the array engine. The graphs are the
-same on every run: a failure names its seed and prints the graph, step by step.
+differences, with float64's in float32, and with NumPy's where the engine computes on another
+array library's arrays. Graphs of one number per input run on the scalar engine too, against the
+array engine. The graphs are the same on every run: a failure names its seed and prints the
+graph, step by step.
 """
 
 from __future__ import annotations
@@ -30,8 +31,9 @@ from torch_reference import needs_torch, torch  # tests/torch_reference.py
 
 STEPS, INPUTS = 6, 3
 TORCH_SEEDS, FINITE_DIFFERENCE_SEEDS, VALUE_SEEDS, CHECKPOINT_SEEDS = range(120), range(40), range(40), range(40)
-OTHER_LIBRARY_SEEDS = range(30)
+OTHER_LIBRARY_SEEDS, FLOAT32_SEEDS = range(30), range(40)
 TOLERANCE = dict(rtol=1e-9, atol=1e-12)  # float64 against PyTorch's float64, as in test_op_families.py
+FLOAT32 = dict(rtol=1e-4, atol=1e-5)  # float32 against float64, as there too
 
 # The rows a graph is made of, by family, and how often a step is of each family: binary ops most,
 # where values meet and broadcast. The fused losses take labels or targets of their own shapes,
@@ -223,6 +225,28 @@ def test_a_graph_of_the_ops_has_the_gradients_of_finite_differences(seed):
         assert gradcheck(lambda *xs: loss(steps, list(xs), weights, "f"), *[Tensor(x) for x in inputs])
     except AssertionError as error:  # gradcheck's own message names the input and the entry; add the graph
         raise AssertionError(f"{error}\ngraph {seed}:\n{describe(steps, [x.shape for x in inputs])}") from None
+
+
+@pytest.mark.parametrize("seed", FLOAT32_SEEDS)
+def test_a_graph_in_float32_stays_float32_and_agrees_with_float64(seed):
+    # Each op keeps float32 alone (test_op_families.py); a graph asks it of every value on the way.
+    inputs, steps = graph(seed)
+    shown = f"graph {seed}:\n{describe(steps, [x.shape for x in inputs])}"
+    weights = loss_weights(steps, inputs, seed)
+    ran = {}
+    for dtype in (np.float64, np.float32):
+        xs = [Tensor(x, requires_grad=True, dtype=dtype) for x in inputs]
+        values = run(steps, xs, "f")
+        made_in = [f"v{i}: {v.dtype}" for i, v in enumerate(values) if v.dtype != dtype]
+        assert not made_in, f"in {np.dtype(dtype)}, {', '.join(made_in)}\n{shown}"
+        out = loss(steps, xs, [Tensor(w, dtype=dtype) for w in weights], "f")
+        out.backward()
+        assert all(x.grad.dtype == dtype for x in xs), f"a gradient is not {np.dtype(dtype)}\n{shown}"
+        ran[dtype] = out, xs
+    (out64, xs64), (out32, xs32) = ran[np.float64], ran[np.float32]
+    np.testing.assert_allclose(out32.item(), out64.item(), **FLOAT32, err_msg=shown)
+    for i, (x32, x64) in enumerate(zip(xs32, xs64)):
+        np.testing.assert_allclose(x32.grad, x64.grad, **FLOAT32, err_msg=f"v{i}'s gradient, {shown}")
 
 
 @pytest.mark.parametrize("seed", CHECKPOINT_SEEDS)
