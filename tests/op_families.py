@@ -54,6 +54,10 @@ DOMAINS: dict[str, Callable[[np.random.Generator, tuple[int, ...]], np.ndarray]]
 }
 
 
+# How closely each float type must agree: float64 with PyTorch's float64, float32 with float64.
+TOLERANCE = {np.float64: dict(rtol=1e-9, atol=1e-12), np.float32: dict(rtol=1e-4, atol=1e-5)}
+
+
 def draw(rng: np.random.Generator, domain: str, shape: tuple[int, ...]) -> np.ndarray:
     """One input of ``shape`` from ``domain``, in float64 and exact in float32."""
     return _round_to_float32(DOMAINS[domain](rng, shape))

@@ -26,14 +26,12 @@ from tinyad.tensor.backend import to_numpy
 from array_libraries import (  # tests/array_libraries.py
     LIBRARIES, TOLERANCE as SAME, array_api_strict, kind, namespace, to,
 )
-from op_families import FAMILIES, Op  # tests/op_families.py
+from op_families import DOMAINS, FAMILIES, TOLERANCE, Op, draw  # tests/op_families.py
 from torch_reference import needs_torch, torch  # tests/torch_reference.py
 
 STEPS, INPUTS = 6, 3
 TORCH_SEEDS, FINITE_DIFFERENCE_SEEDS, VALUE_SEEDS, CHECKPOINT_SEEDS = range(120), range(40), range(40), range(40)
 OTHER_LIBRARY_SEEDS, FLOAT32_SEEDS = range(30), range(40)
-TOLERANCE = dict(rtol=1e-9, atol=1e-12)  # float64 against PyTorch's float64, as in test_op_families.py
-FLOAT32 = dict(rtol=1e-4, atol=1e-5)  # float32 against float64, as there too
 
 # The rows a graph is made of, by family, and how often a step is of each family: binary ops most,
 # where values meet and broadcast. The fused losses take labels or targets of their own shapes,
@@ -103,14 +101,18 @@ def describe(steps: list[Step], shapes: list[tuple[int, ...]]) -> str:
 def in_domain(domain: str, x: np.ndarray) -> bool:
     """Whether ``x`` lies where the row asks its input to (op_families.DOMAINS), with a margin that
     keeps a finite difference of 1e-6 off a kink (relu at 0), a pole (1 / x) or a bound (log)."""
+    if domain == "any":
+        return True
     if domain == "positive":
         return bool(np.all(x > 0.05))
     if domain == "nonzero":
         return bool(np.all(np.abs(x) > 0.01))
+    if domain == "unit":
+        return bool(np.all((x > 0.05) & (x < 0.95)))
     if domain == "distinct":  # max and min: no two entries so close that a nudge would swap them
         gaps = np.diff(np.sort(x, axis=None))
         return bool(np.all((gaps == 0) | (gaps > 1e-4)))  # an entry picked twice ties exactly, on both sides
-    return True
+    raise ValueError(f"op_families.DOMAINS has {domain!r}, which in_domain does not know: give it its margin")
 
 
 def arguments(row: str, shape: tuple[int, ...], rng: np.random.Generator) -> dict[str, Any] | None:
@@ -137,7 +139,8 @@ def arguments(row: str, shape: tuple[int, ...], rng: np.random.Generator) -> dic
 
 
 def index(shape: tuple[int, ...], rng: np.random.Generator) -> dict[str, Any] | None:
-    """An index for ``shape``: integers that pick a row more than once, a slice, or a mask."""
+    """An index for ``shape``: integers along its first or second axis, which may pick one more than
+    once; a slice; or a mask."""
     if not shape:
         return None
     kind = rng.integers(3)
@@ -210,11 +213,12 @@ def test_a_graph_of_the_ops_gives_pytorchs_numbers_and_gradients(seed):
     theirs = [torch.tensor(x, dtype=torch.float64, requires_grad=True) for x in inputs]
     out = loss(steps, ours, [Tensor(w) for w in weights], "f")
     expected = loss(steps, theirs, [torch.tensor(w, dtype=torch.float64) for w in weights], "torch")
-    np.testing.assert_allclose(out.item(), expected.item(), **TOLERANCE, err_msg=shown)
+    np.testing.assert_allclose(out.item(), expected.item(), **TOLERANCE[np.float64], err_msg=shown)
     out.backward()
     expected.backward()
     for i, (x, reference) in enumerate(zip(ours, theirs)):
-        np.testing.assert_allclose(x.grad, reference.grad.numpy(), **TOLERANCE, err_msg=f"v{i}'s gradient, {shown}")
+        np.testing.assert_allclose(x.grad, reference.grad.numpy(), **TOLERANCE[np.float64],
+                                   err_msg=f"v{i}'s gradient, {shown}")
 
 
 @pytest.mark.parametrize("seed", FINITE_DIFFERENCE_SEEDS)
@@ -244,9 +248,9 @@ def test_a_graph_in_float32_stays_float32_and_agrees_with_float64(seed):
         assert all(x.grad.dtype == dtype for x in xs), f"a gradient is not {np.dtype(dtype)}\n{shown}"
         ran[dtype] = out, xs
     (out64, xs64), (out32, xs32) = ran[np.float64], ran[np.float32]
-    np.testing.assert_allclose(out32.item(), out64.item(), **FLOAT32, err_msg=shown)
+    np.testing.assert_allclose(out32.item(), out64.item(), **TOLERANCE[np.float32], err_msg=shown)
     for i, (x32, x64) in enumerate(zip(xs32, xs64)):
-        np.testing.assert_allclose(x32.grad, x64.grad, **FLOAT32, err_msg=f"v{i}'s gradient, {shown}")
+        np.testing.assert_allclose(x32.grad, x64.grad, **TOLERANCE[np.float32], err_msg=f"v{i}'s gradient, {shown}")
 
 
 @pytest.mark.parametrize("seed", CHECKPOINT_SEEDS)
@@ -320,6 +324,17 @@ def test_a_graph_of_the_ops_in_another_library_gives_numpys_numbers(library, see
     for i, (x, e) in enumerate(zip(ours, expected_inputs)):
         assert type(x.grad) is kind(xp), f"v{i}'s gradient left its tensor's library\n{shown}"
         np.testing.assert_allclose(to_numpy(x.grad), e.grad, **SAME, err_msg=f"v{i}'s gradient, {shown}")
+
+
+def test_every_domain_of_the_op_table_has_a_margin_its_own_inputs_keep():
+    # A domain added to op_families.DOMAINS without a margin here would be refused, not let through.
+    rng = np.random.default_rng(0)
+    for domain in DOMAINS:
+        assert in_domain(domain, draw(rng, domain, (3, 4))), domain
+    assert not in_domain("positive", np.array([1.0, 0.0])) and not in_domain("nonzero", np.array([1.0, -1e-3]))
+    assert not in_domain("distinct", np.array([1.0, 1.0 + 1e-6])) and in_domain("distinct", np.array([1.0, 1.0]))
+    with pytest.raises(ValueError, match="'integer', which in_domain does not know"):
+        in_domain("integer", np.ones(2))
 
 
 def test_the_graphs_share_values_broadcast_pick_twice_and_use_every_family():

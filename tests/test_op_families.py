@@ -38,11 +38,9 @@ from tinyad.tensor.backend import to_numpy
 from array_libraries import (  # tests/array_libraries.py
     LIBRARIES, OTHER_DEVICES, TOLERANCE as SAME, array_api_strict, kind, namespace, strict_device, to,
 )
-from op_families import FAMILIES, Case, Op, draw, each_input_of_each_op  # tests/op_families.py
+from op_families import FAMILIES, TOLERANCE, Case, Op, draw, each_input_of_each_op  # tests/op_families.py
 from torch_reference import needs_torch, torch  # tests/torch_reference.py
 
-# How closely each float type must agree: float64 with PyTorch's float64, float32 with float64.
-TOLERANCE = {np.float64: dict(rtol=1e-9, atol=1e-12), np.float32: dict(rtol=1e-4, atol=1e-5)}
 POINTS_PER_VALUE_ROW = 4
 
 TENSOR_CASES = [
