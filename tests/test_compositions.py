@@ -3,9 +3,10 @@
 test_op_families.py checks each op alone, its output weighted once. A graph of several asks more
 of the engine: a value that feeds two ops takes the sum of their gradients, a gradient broadcast
 back by one rule arrives at another's, a reduction's or an index's gradient reaches an input
-through ops after it. Here each seed makes a graph of six steps over three inputs, every
-step a row of the op table (its ``f`` for tinyad, its ``torch`` for PyTorch) on values made
-before it, and the gradients of every input are compared: with PyTorch's, with finite
+through ops after it, a fused node (a layer, a loss, checkpoint) hands its several gradients to
+values other ops share, or takes one value twice. Here each seed makes a graph of six steps over
+three inputs, every step a row of the op table (its ``f`` for tinyad, its ``torch`` for PyTorch)
+on values made before it, and the gradients of every input are compared: with PyTorch's, with finite
 differences, with float64's in float32, and with NumPy's where the engine computes on another
 array library's arrays. Graphs of one number per input run on the scalar engine too, against the
 array engine. The graphs are the same on every run: a failure names its seed and prints the
@@ -33,12 +34,14 @@ STEPS, INPUTS = 6, 3
 TORCH_SEEDS, FINITE_DIFFERENCE_SEEDS, VALUE_SEEDS, CHECKPOINT_SEEDS = range(120), range(40), range(40), range(40)
 OTHER_LIBRARY_SEEDS, FLOAT32_SEEDS = range(30), range(40)
 
-# The rows a graph is made of, by family, and how often a step is of each family: binary ops most,
-# where values meet and broadcast. The fused losses take labels or targets of their own shapes,
-# and checkpoint runs a block of its own: each is tested alone.
-FAMILY_ROWS = {family: sorted(FAMILIES[family].rows) for family in ("elementwise", "binary", "reductions", "shapes")}
-FAMILY_ROWS["fused"] = ["log_softmax", "logsumexp", "softmax"]
-FAMILY_WEIGHTS = {"elementwise": 0.25, "binary": 0.35, "reductions": 0.15, "shapes": 0.15, "fused": 0.10}
+# The rows a graph is made of, by family (every row of the op table), and how often a step is of
+# each family: binary ops most, where values meet and broadcast.
+FAMILY_ROWS = {family: sorted(table.rows) for family, table in FAMILIES.items()}
+FAMILY_WEIGHTS = {"elementwise": 0.22, "binary": 0.30, "reductions": 0.14, "shapes": 0.14, "fused": 0.20}
+# Within a family rows are equally likely, but for those whose inputs seldom fit: the layers take
+# a weight of a shape only some graphs have (``graph``'s square input), and binary cross-entropy
+# targets in (0, 1) of its logits' shape.
+ROW_WEIGHTS = {"linear": 5, "rnn_step": 5, "binary_cross_entropy_with_logits": 3}
 ROWS = {name: (family, name) for family, names in FAMILY_ROWS.items() for name in names}
 # A graph of Values: one number per input, and the rows the scalar engine has (``on_values``).
 VALUE_FAMILY_ROWS = {family: [name for name in FAMILY_ROWS[family] if FAMILIES[family].rows[name].on_values]
@@ -135,7 +138,45 @@ def arguments(row: str, shape: tuple[int, ...], rng: np.random.Generator) -> dic
         return {} if ndim >= 2 else None
     if row == "getitem":
         return index(shape, rng)
+    if row == "cross_entropy":  # logits (batch, classes) and a label per row
+        return dict(labels=rng.integers(0, shape[1], size=shape[0])) if ndim == 2 else None
     return {}
+
+
+def takes(row: str, shapes: list[tuple[int, ...]]) -> bool:
+    """Whether a fused row's inputs so far have shapes that fit each other: linear's x (..., nin),
+    weight (nin, nout) and bias (nout,); an RNN step's x (batch, nin), h (batch, nhidden), w_x
+    (nin, nhidden), w_h (nhidden, nhidden) and b (nhidden,); a loss's target its input's shape.
+    Drawn at random, such inputs would seldom meet; the other rows broadcast, or refuse."""
+    first, last, k = shapes[0], shapes[-1], len(shapes) - 1
+    if row == "linear":
+        if k == 0:
+            return len(last) >= 1
+        if k == 1:
+            return len(last) == 2 and last[0] == first[-1]
+        return last == shapes[1][1:]
+    if row == "rnn_step":
+        if k <= 1:  # x, then h of x's batch
+            return len(last) == 2 and last[0] == first[0]
+        batch, nin = first
+        nhidden = shapes[1][1]
+        return last == [(nin, nhidden), (nhidden, nhidden), (nhidden,)][k - 2]
+    if row in ("mse", "binary_cross_entropy_with_logits"):
+        return last == first
+    return True
+
+
+def choose_operands(row: str, arity: int, values: list[Tensor], rng: np.random.Generator) -> tuple[int, ...] | None:
+    """The indices of ``arity`` values a step takes, later values likelier (a graph grows deep as
+    well as wide), each one whose shape fits the ones before (``takes``); None where none does."""
+    chosen: list[int] = []
+    for _ in range(arity):
+        fit = [i for i in range(len(values)) if takes(row, [values[j].shape for j in chosen] + [values[i].shape])]
+        if not fit:
+            return None
+        weights = np.array(fit, dtype=float) + 1
+        chosen.append(int(rng.choice(fit, p=weights / weights.sum())))
+    return tuple(chosen)
 
 
 def index(shape: tuple[int, ...], rng: np.random.Generator) -> dict[str, Any] | None:
@@ -170,6 +211,8 @@ def graph(seed: int, of_values: bool = False) -> tuple[list[np.ndarray], list[St
     for _ in range(INPUTS - 1):  # each the base shape with some axes of 1, some leading axes gone
         stretched = tuple(1 if rng.random() < 0.4 else n for n in base)
         shapes.append(stretched[rng.integers(len(base) + 1):])
+    if base and rng.random() < 0.3:  # or the last a square weight, for linear and rnn_step
+        shapes[-1] = (base[-1], base[-1])
     inputs = [rng.normal(size=shape) * (1 if rng.integers(2) else 0.5) + (0 if rng.integers(2) else 2)
               for shape in shapes]
     values = [Tensor(x) for x in inputs]
@@ -179,13 +222,14 @@ def graph(seed: int, of_values: bool = False) -> tuple[list[np.ndarray], list[St
         if len(steps) == STEPS:
             break
         family = families[rng.choice(len(families), p=list(family_weights.values()))]
-        row = rows[family][rng.integers(len(rows[family]))]
+        row_weights = np.array([ROW_WEIGHTS.get(name, 1) for name in rows[family]], dtype=float)
+        row = rows[family][rng.choice(len(rows[family]), p=row_weights / row_weights.sum())]
         op = FAMILIES[family].rows[row]
         arity = len(next(iter(FAMILIES[family].cases_of(row).values())).shapes)
-        # Later values are likelier: a graph grows deep as well as wide.
-        weights = np.arange(1, len(values) + 1, dtype=float)
-        operands = tuple(int(i) for i in rng.choice(len(values), size=arity, p=weights / weights.sum()))
-        if not all(in_domain(op.domain(k), values[i].data) for k, i in enumerate(operands)):
+        if row == "linear":
+            arity -= int(rng.integers(2))  # with its bias or without
+        operands = choose_operands(row, arity, values, rng)
+        if operands is None or not all(in_domain(op.domain(k), values[i].data) for k, i in enumerate(operands)):
             continue
         kwargs = arguments(row, values[operands[0]].shape, rng) if arity == 1 else {}
         if kwargs is None:
@@ -337,11 +381,11 @@ def test_every_domain_of_the_op_table_has_a_margin_its_own_inputs_keep():
         in_domain("integer", np.ones(2))
 
 
-def test_the_graphs_share_values_broadcast_pick_twice_and_use_every_family():
+def test_the_graphs_share_values_broadcast_pick_twice_and_use_every_row():
     # What the graphs are for: were the generator to make only chains, or no broadcasting, the two
     # tests above would pass on an engine whose gradients go wrong where those meet.
     shared = broadcast = picked_twice = 0
-    families = set()
+    used = set()
     for seed in TORCH_SEEDS:  # the finite differences' among them
         inputs, steps = graph(seed)
         assert len(steps) == STEPS, f"graph {seed}: {len(steps)} steps\n{describe(steps, [x.shape for x in inputs])}"
@@ -349,12 +393,12 @@ def test_the_graphs_share_values_broadcast_pick_twice_and_use_every_family():
         uses = [i for step in steps for i in step.operands]
         shared += any(uses.count(i) > 1 for i in uses)
         for step in steps:
-            families.add(ROWS[step.row][0])
+            used.add(step.row)
             if len(step.operands) == 2:
                 broadcast += values[step.operands[0]].shape != values[step.operands[1]].shape
             picked = step.kwargs.get("index")
             picked = picked[-1] if isinstance(picked, tuple) else picked
             picked_twice += isinstance(picked, list) and len(set(picked)) < len(picked)
     n = len(TORCH_SEEDS)
-    assert families == set(FAMILY_WEIGHTS), families
+    assert used == set(ROWS), f"rows in no graph: {sorted(set(ROWS) - used)}"
     assert shared >= n // 2 and broadcast >= n // 4 and picked_twice >= n // 20, (shared, broadcast, picked_twice)
