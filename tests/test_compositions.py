@@ -400,5 +400,6 @@ def test_the_graphs_share_values_broadcast_pick_twice_and_use_every_row():
             picked = picked[-1] if isinstance(picked, tuple) else picked
             picked_twice += isinstance(picked, list) and len(set(picked)) < len(picked)
     n = len(TORCH_SEEDS)
-    assert used == set(ROWS), f"rows in no graph: {sorted(set(ROWS) - used)}"
+    assert used == set(ROWS), (f"rows in no graph: {sorted(set(ROWS) - used)}; a row whose inputs must fit each "
+                               "other's shapes needs a rule in takes(), and may need a weight in ROW_WEIGHTS")
     assert shared >= n // 2 and broadcast >= n // 4 and picked_twice >= n // 20, (shared, broadcast, picked_twice)
