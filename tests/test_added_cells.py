@@ -114,7 +114,8 @@ def test_a_grade_id_in_two_cells_is_named_and_mended(course, capsys):
     first = int(re.search(r"positions (\d+)", line).group(1))
     assert added_cells.main(["--mend", str(submission)]) == 1
     out = capsys.readouterr().out.splitlines()
-    assert out[0].startswith("frank 01_value.ipynb: mended: grade id ") and out[0].endswith(f"at position {first + 1} only")
+    assert (out[0].startswith("frank 01_value.ipynb: mended: grade id ")
+            and out[0].endswith(f"at position {first + 1} only"))
     assert out[1:] == [f"frank 01_value.ipynb: added code cell at position {first}: x = 1"]
     assert added_cells.repeated_ids(nbformat.read(submission, as_version=4)) == {}
 
@@ -131,7 +132,8 @@ def test_a_renamed_notebook_is_named_with_the_assignments_name(course, capsys):
     shutil.copy(renamed, submit(course, "dave"))
     assert added_cells.main([str(renamed)]) == 1
     assert capsys.readouterr().out == (f"dave {ASSIGNMENT}-Copy1.ipynb: the assignment has no notebook named "
-                                       f"{ASSIGNMENT}-Copy1.ipynb: nbgrader skips it, and grades {ASSIGNMENT}.ipynb beside it\n")
+                                       f"{ASSIGNMENT}-Copy1.ipynb: nbgrader skips it, and grades "
+                                       f"{ASSIGNMENT}.ipynb beside it\n")
 
 
 def test_a_submission_that_is_no_notebook_is_named_and_the_others_still_checked(course, capsys):

@@ -542,7 +542,9 @@ def test_pytorchs_products_of_two_dtypes_are_named_as_such():
 def test_a_pytorch_tensor_that_requires_grad_is_refused_with_what_to_do():
     # It would record PyTorch's own graph of every op tinyad computes with it, and printing it failed.
     for given in (torch.ones(2, requires_grad=True), torch.nn.Parameter(torch.ones(2))):
-        with pytest.raises(TypeError, match=r"Tensor\(\) got a \S+ that requires grad: PyTorch would record every op .* in a graph of its own\. Pass it \.detach\(\)"):
+        with pytest.raises(TypeError, match=r"Tensor\(\) got a \S+ that requires grad: "
+                                            r"PyTorch would record every op .* in a graph of its own\. "
+                                            r"Pass it \.detach\(\)"):
             Tensor(given)
     assert Tensor(given.detach(), requires_grad=True).requires_grad
 
@@ -609,12 +611,15 @@ def test_a_torch_gradient_in_pytorchs_own_graph_is_refused_where_it_enters():
     # Each got in and made the parameter's data a node of PyTorch's graph; printing it then failed.
     p = Tensor(torch.ones(3, dtype=torch.float64), requires_grad=True)
     recorded = torch.ones(3, dtype=torch.float64, requires_grad=True)
-    with pytest.raises(TypeError, match=r"backward\(grad=...\) got a torch.Tensor that requires grad: PyTorch would record every gradient .* Pass it \.detach\(\)"):
+    with pytest.raises(TypeError, match=r"backward\(grad=...\) got a torch.Tensor that requires grad: "
+                                        r"PyTorch would record every gradient .* Pass it \.detach\(\)"):
         (p * 2).backward(recorded)
     p.grad = recorded * 1
-    with pytest.raises(TypeError, match=r"has a grad that is a torch tensor .* that requires grad \(in PyTorch's own graph"):
+    with pytest.raises(TypeError, match=r"has a grad that is a torch tensor .* that requires grad "
+                                        r"\(in PyTorch's own graph"):
         (p * 2).sum().backward()
-    with pytest.raises(TypeError, match=r"p.grad = ... \(parameter 0\) got a torch.Tensor that requires grad: PyTorch would record the update"):
+    with pytest.raises(TypeError, match=r"p.grad = ... \(parameter 0\) got a torch.Tensor that requires grad: "
+                                        r"PyTorch would record the update"):
         SGD([p], lr=0.1).step()
     assert p.data.grad_fn is None and p.numpy().tolist() == [1.0, 1.0, 1.0]
     p.grad = torch.zeros(1, dtype=torch.float64).expand(3)  # one number seen three times
@@ -627,7 +632,8 @@ def test_a_gradient_set_by_hand_on_another_device_is_named():
     device1 = array_api_strict.Device("device1")
     p = Tensor(array_api_strict.ones(3, dtype=array_api_strict.float64), requires_grad=True)
     p.grad = array_api_strict.zeros(3, dtype=array_api_strict.float64, device=device1)
-    with pytest.raises(TypeError, match=r"has a grad that is an array_api_strict array .* on array_api_strict.Device\('device1'\), where the tensor is on"):
+    with pytest.raises(TypeError, match=r"has a grad that is an array_api_strict array .* on "
+                                        r"array_api_strict.Device\('device1'\), where the tensor is on"):
         (p * 2).sum().backward()
 
 
@@ -635,7 +641,8 @@ def test_a_tensor_whose_data_was_replaced_by_another_librarys_is_named_so(xp):
     name = backend.library(xp)
     t = Tensor(to(xp, np.ones(3)), requires_grad=True)
     t.data = np.ones(3)  # the Tensor still names its first library
-    with pytest.raises(TypeError, match=rf"cannot combine a numpy array and an? {name} \w+ in '\*' \(a Tensor's .data was replaced"):
+    with pytest.raises(TypeError, match=rf"cannot combine a numpy array and an? {name} \w+ in '\*' "
+                                        r"\(a Tensor's .data was replaced"):
         t * Tensor(to(xp, np.ones(3)))
 
 
@@ -668,7 +675,8 @@ def test_pytorchs_functions_of_a_tensor_are_refused_with_the_op_to_write():
                                 (lambda: torch.nn.functional.relu(t), "torch.nn.functional.relu", "t.relu()"),
                                 (lambda: torch.argmax(t), "torch.argmax", "torch.argmax(t.data)"),
                                 (lambda: torch.sqrt(t), "torch.sqrt", "t ** 0.5")]:
-        with pytest.raises(TypeError, match=rf"PyTorch cannot follow a Tensor's graph \({re.escape(name)} of a Tensor\): "
+        with pytest.raises(TypeError, match=r"PyTorch cannot follow a Tensor's graph "
+                                            rf"\({re.escape(name)} of a Tensor\): "
                                             rf"use {re.escape(instead)}"):
             call()
     out = torch.ones(2, dtype=torch.float64) * t + torch.ones(2, dtype=torch.float64)  # operators go on to t's own
@@ -677,7 +685,8 @@ def test_pytorchs_functions_of_a_tensor_are_refused_with_the_op_to_write():
 
 def test_numeric_gradient_names_an_array_of_another_library(xp):
     # f was given NumPy's float64 copies, and PyTorch's functions failed on them in their own words.
-    with pytest.raises(TypeError, match=rf"numeric_gradient takes a number or a NumPy array, .*; got an? {backend.library(xp)}"):
+    with pytest.raises(TypeError, match=r"numeric_gradient takes a number or a NumPy array, "
+                                        rf".*; got an? {backend.library(xp)}"):
         numeric_gradient(lambda a: float(xp.sum(a**2)), to(xp, np.ones(2)), 1e-6)
 
 

@@ -537,7 +537,8 @@ def test_an_exercise_notebook_build_py_cannot_read_is_named_and_replaced_with_fo
     (tmp_path / "exercises").mkdir()
     (tmp_path / "exercises" / "01_value.ipynb").write_text("<<<<<<< HEAD\n{}", encoding="utf-8")
     monkeypatch.setattr(build, "notebooks_of", lambda number, folder: (
-        [build.nbtools.lessons_in(build.Path(__file__).parent.parent / "solutions")[0]] if folder == "solutions" else []))
+        [build.nbtools.lessons_in(build.Path(__file__).parent.parent / "solutions")[0]]
+        if folder == "solutions" else []))
     monkeypatch.setattr(build.textforms, "edited_side", lambda path: None)
     ran = []
     monkeypatch.setattr(build, "execute", lambda path, timeout: ran.append(path))
@@ -566,8 +567,10 @@ def test_the_nbgrader_course_refuses_a_solution_it_would_misread_before_writing(
     cell = next(c for c in broken.cells if build.nbtools.has_solution(c))
     cell.source = cell.source.replace("### BEGIN SOLUTION", "### BEGIN SOLUTON", 1)
     real_read = build.nbtools.read
-    monkeypatch.setattr(build.nbtools, "read", lambda path: broken if path.name == "01_value.ipynb" else real_read(path))
+    monkeypatch.setattr(build.nbtools, "read",
+                        lambda path: broken if path.name == "01_value.ipynb" else real_read(path))
     monkeypatch.setattr(sys, "argv", ["build.py", "--nbgrader", str(tmp_path / "course")])
-    with pytest.raises(SystemExit, match=r"no nbgrader course written: 01_value.ipynb, cell \d+: .* reads like a solution marker"):
+    with pytest.raises(SystemExit, match=r"no nbgrader course written: 01_value.ipynb, cell \d+: "
+                                         r".* reads like a solution marker"):
         build.main()
     assert not (tmp_path / "course").exists()

@@ -33,7 +33,8 @@ def test_the_node_a_step_names():
 
 
 def test_a_step_passes_when_the_node_it_names_is_highlighted():
-    assert check.check_step(state("step 0 of 7: seed: L.grad = 1", ("v6", ["L", "data 41", "grad 1"])), 0) == ("v6", "L")
+    assert check.check_step(state("step 0 of 7: seed: L.grad = 1",
+                                  ("v6", ["L", "data 41", "grad 1"])), 0) == ("v6", "L")
     unlabelled = state("step 1 of 3: v2 (*) added 4 to v0, 2 to v1", ("v2", ["data 8", "grad 1"]))
     assert check.check_step(unlabelled, 1) == ("v2", "v2")
 
@@ -82,7 +83,8 @@ def test_outputs_that_scroll_sideways_fail():
 def test_errors_are_told_from_printed_words():
     traceback = "ZeroDivisionError                         Traceback (most recent call last)\n..."
     assert check.is_error({"mime": "application/vnd.jupyter.stderr", "text": traceback})
-    assert check.is_error({"mime": "application/vnd.jupyter.stderr", "text": "  Cell In[3]\nSyntaxError: invalid syntax"})
+    assert check.is_error({"mime": "application/vnd.jupyter.stderr",
+                           "text": "  Cell In[3]\nSyntaxError: invalid syntax"})
     assert not check.is_error({"mime": "application/vnd.jupyter.stdout", "text": "ValueError: as the lesson prints it"})
     assert not check.is_error({"mime": "application/vnd.jupyter.stderr", "text": "training: 100%"})
     # The course's own errors show their message alone, with no traceback.
@@ -116,7 +118,8 @@ def test_run_all_has_ended_when_every_cell_ran_or_an_error_stopped_it():
 def test_pictures_stored_in_a_notebook_are_counted(tmp_path):
     nb = nbformat.v4.new_notebook()
     png = nbformat.v4.new_output("display_data", {"image/png": "iVBORw0KGgo=", "text/plain": "<Figure>"})
-    svg_only = nbformat.v4.new_output("execute_result", {"image/svg+xml": "<svg/>", "text/plain": "x"}, execution_count=2)
+    svg_only = nbformat.v4.new_output("execute_result", {"image/svg+xml": "<svg/>", "text/plain": "x"},
+                                      execution_count=2)
     text = nbformat.v4.new_output("stream", name="stdout", text="no picture\n")
     nb.cells = [nbformat.v4.new_code_cell("a", outputs=[png, text]), nbformat.v4.new_code_cell("b", outputs=[svg_only])]
     path = tmp_path / "n.ipynb"

@@ -42,7 +42,8 @@ SOLUTIONS = sorted(p.name for p in (ROOT / "solutions").glob("*.ipynb"))
 # it is the learner's, and left alone.
 EXERCISES = sorted(p.name for p in (ROOT / "exercises").glob("*.ipynb") if nbtools.is_lesson(p.name))
 EXECUTED = sorted((ROOT / "notebooks").glob("*.ipynb")) + sorted((ROOT / "solutions").glob("*.ipynb"))
-LEARNER_FAILURES = {"AssertionError", "CheckFailed", "NotImplementedError", "NotStarted"}  # CheckFailed: a grading check
+LEARNER_FAILURES = {"AssertionError", "CheckFailed", "NotImplementedError",
+                    "NotStarted"}  # CheckFailed: a grading check
 
 
 # -- the generator, on a notebook made here -----------------------------------------
@@ -145,7 +146,8 @@ def test_generation_is_byte_for_byte_deterministic():
     [
         ("### BEGIN SOLUTION\nx = 1", ": BEGIN SOLUTION is never closed by END SOLUTION"),
         ("x = 1\n### END SOLUTION", ", line 2: END SOLUTION without BEGIN SOLUTION"),
-        ("### BEGIN SOLUTION\n### BEGIN SOLUTION\n### END SOLUTION", ", line 2: BEGIN SOLUTION inside a SOLUTION block"),
+        ("### BEGIN SOLUTION\n### BEGIN SOLUTION\n### END SOLUTION",
+         ", line 2: BEGIN SOLUTION inside a SOLUTION block"),
         ("### BEGIN HIDDEN TESTS\nassert True", ": BEGIN HIDDEN TESTS is never closed by END HIDDEN TESTS"),
     ],
 )
@@ -359,7 +361,8 @@ def test_check_cells_call_the_learners_functions_through_grading(name):
 
 # Colour codes; junit XML writes the escape character as "#x1B".
 ANSI = re.compile(r"(?:\x1b|#x1B)\[[0-9;]*m")
-EXCEPTION_LINE = re.compile(r"^([A-Za-z_][\w.]*(?:Error|Exception|Interrupt|Exit|Failed)|(?:[\w.]*\.)?NotStarted)(?::|$)", re.M)
+EXCEPTION_LINE = re.compile(r"^([A-Za-z_][\w.]*(?:Error|Exception|Interrupt|Exit|Failed)"
+                            r"|(?:[\w.]*\.)?NotStarted)(?::|$)", re.M)
 
 
 def failure_name(text: str) -> str:

@@ -296,7 +296,8 @@ def test_an_input_that_backward_never_reached_is_named(double):
 
 def test_an_f_whose_result_is_made_anew_from_its_inputs_data_names_that():
     # A node made as a new leaf: before, "not from the Values or Tensors it finds outside", which it was not.
-    with pytest.raises(ValueError, match=r"depends on none of its 1 input\(s\).*nor from a node made anew from their data"):
+    with pytest.raises(ValueError, match=r"depends on none of its 1 input\(s\)"
+                                         r".*nor from a node made anew from their data"):
         gradcheck(lambda x: Tensor(x.data * 2, requires_grad=True).sum(), Tensor([1.0, 2.0]))
 
 
@@ -432,7 +433,8 @@ def test_central_difference_nudges_one_entry_or_says_what_index_it_needs():
     # An index with fewer integers than x has axes nudged a whole row: [[1, 2], [3, 4]] gave
     # "slopes" [6, 6] for a sum of squares, whose slopes there are 2 and 4.
     square_sum = lambda v: float((v * v).sum())  # noqa: E731
-    with pytest.raises(TypeError, match=r"one integer for each axis of x \(shape \(2, 2\)\), such as \(0, 0\); got \(0,\)"):
+    with pytest.raises(TypeError, match=r"one integer for each axis of x \(shape \(2, 2\)\), "
+                                        r"such as \(0, 0\); got \(0,\)"):
         central_difference(square_sum, np.array([[1.0, 2.0], [3.0, 4.0]]), (0,), 1e-6)
     with pytest.raises(TypeError, match="got 0$"):
         central_difference(square_sum, np.array([1.0, 2.0]), 0, 1e-6)
@@ -478,7 +480,8 @@ def test_labels_given_to_gradcheck_are_told_to_go_inside_f():
     from tinyad.tensor import functional as F
 
     logits = Tensor([[0.1, 0.2], [0.3, -0.1]])
-    with pytest.raises(TypeError, match=r"labels, targets\) goes inside f: gradcheck\(lambda z: F\.cross_entropy\(z, labels\), logits\)"):
+    with pytest.raises(TypeError, match=r"labels, targets\) goes inside f: "
+                                        r"gradcheck\(lambda z: F\.cross_entropy\(z, labels\), logits\)"):
         gradcheck(F.cross_entropy, logits, [0, 1])
     with pytest.raises(TypeError, match=r"^cross_entropy got labels of shape \(2,\) that require grad: labels need "
                                         r"none\. Given to gradcheck beside the logits, they get one"):

@@ -350,7 +350,8 @@ def test_a_grad_of_another_shape_is_refused_and_the_parameter_kept(make):
     np.testing.assert_array_equal(w.data, np.ones((3, 2)))
     v.grad = np.ones(2)  # a Value's grad is one number
     w.grad = None
-    with pytest.raises(TypeError, match=r"parameter 0 is a Value, but its gradient is a ndarray \(array\(\[1\., 1\.\]\)\)"):
+    with pytest.raises(TypeError, match=r"parameter 0 is a Value, but its gradient is a ndarray "
+                                        r"\(array\(\[1\., 1\.\]\)\)"):
         opt.step()
 
 
@@ -736,7 +737,8 @@ def test_a_setting_under_another_name_or_misspelt_is_refused_not_ignored():
     # changed nothing, silently.
     opt = SGD([Value(1.0)], lr=0.1, momentum=0.9)
     with pytest.raises(AttributeError, match=r"SGD has no setting 'learning_rate': set so, it would change "
-                                             r"nothing; the setting is 'lr' \(its settings: lr, momentum, weight_decay\)"):
+                                             r"nothing; the setting is 'lr' "
+                                             r"\(its settings: lr, momentum, weight_decay\)"):
         opt.learning_rate = 0.01
     with pytest.raises(AttributeError, match=r"no setting 'momentun'.*the setting is 'momentum'"):
         opt.momentun = 0.5
@@ -851,7 +853,8 @@ def test_a_parameter_whose_data_was_set_by_hand_to_what_no_parameter_holds_is_na
     p = Tensor([1.0, 2.0], requires_grad=True)
     (p * p).sum().backward()
     p.data = [1.0, 2.0]
-    with pytest.raises(TypeError, match=r"parameter 0's data is a list \(\[1\.0, 2\.0\]\), set by hand \(p\.data = \.\.\.\)"):
+    with pytest.raises(TypeError, match=r"parameter 0's data is a list \(\[1\.0, 2\.0\]\), "
+                                        r"set by hand \(p\.data = \.\.\.\)"):
         SGD([p], lr=0.1).step()
     scalar = Tensor(3.0, requires_grad=True)  # a 0-d Tensor's data set to a float: it was called a Value
     (scalar * scalar).backward()

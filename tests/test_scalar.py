@@ -339,7 +339,8 @@ def test_an_op_on_data_set_by_hand_to_nan_or_inf_says_so_rather_than_overflow():
     # It read "nan * 2 overflows a float": no Value() or op makes nan or inf, but v.data = ... may.
     v = Value(1.0, "w")
     v.data = float("nan")
-    with pytest.raises(ValueError, match=r"nan \* 2: an operand holds nan, which only v\.data = \.\.\. puts in a Value"):
+    with pytest.raises(ValueError, match=r"nan \* 2: an operand holds nan, "
+                                         r"which only v\.data = \.\.\. puts in a Value"):
         v * 2
     v.data = float("inf")
     with pytest.raises(ValueError, match=r"inf \+ 1: an operand holds inf"):
@@ -447,7 +448,8 @@ def test_a_value_and_a_tensor_do_not_mix():
             combine()
     with pytest.raises(TypeError, match=r"Value\(\) cannot hold one: use Value\(t.item\(\)\)"):
         Value(Tensor([2.0]))
-    with pytest.raises(TypeError, match=r"Tensor\(\) got a Value; a new Tensor cannot carry its graph: use Tensor\(v.data\)"):
+    with pytest.raises(TypeError, match=r"Tensor\(\) got a Value; a new Tensor cannot carry its graph: "
+                                        r"use Tensor\(v.data\)"):
         Tensor(v)
 
 
@@ -597,7 +599,8 @@ def test_an_update_written_p_minus_equals_on_a_value_is_refused_not_lost():
     (model([1.0, 2.0])[0] ** 2).backward()
     for op in ("-=", "+=", "*=", "/="):
         p = model.parameters()[0]
-        with pytest.raises(TypeError, match=rf"v {re.escape(op)} <a number> on a Value that is a leaf .* v\.data {re.escape(op)}"):
+        with pytest.raises(TypeError, match=rf"v {re.escape(op)} <a number> on a Value that is a leaf "
+                                            rf".* v\.data {re.escape(op)}"):
             exec(f"p {op} 0.1", {"p": p})
         with pytest.raises(TypeError, match=rf"v {re.escape(op)} <a number>"):  # NumPy's number: it rebound p
             exec(f"p {op} np.array(0.1)", {"p": p, "np": np})
@@ -624,7 +627,8 @@ def test_a_value_whose_data_was_set_to_a_value_is_named_at_its_next_op():
 def test_an_op_on_a_number_set_by_hand_to_inf_names_the_op_and_its_operand():
     v = Value(1.0)
     v.data = math.inf  # only a hand can put it there
-    with pytest.raises(ValueError, match=r"^relu\(inf\): an operand holds inf, which only v\.data = \.\.\. puts in a Value"):
+    with pytest.raises(ValueError, match=r"^relu\(inf\): an operand holds inf, "
+                                         r"which only v\.data = \.\.\. puts in a Value"):
         v.relu()
 
 

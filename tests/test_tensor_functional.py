@@ -333,7 +333,8 @@ def test_rnn_step_names_every_shape_that_does_not_fit(shapes):
     given = dict(x=(2, 3), h=(2, 4), w_x=(3, 4), w_h=(4, 4), b=(4,)) | shapes
     args = [Tensor(np.ones(given[k]), requires_grad=True) for k in ("x", "h", "w_x", "w_h", "b")]
     shown = ", ".join(f"{k} {re.escape(str(given[k]))}" for k in ("x", "h", "w_x", "w_h"))
-    with pytest.raises(ValueError, match=rf"rnn_step needs x \(batch, nin\).*got {shown} and b {re.escape(str(given['b']))}"):
+    with pytest.raises(ValueError, match=rf"rnn_step needs x \(batch, nin\).*got {shown} "
+                                         rf"and b {re.escape(str(given['b']))}"):
         F.rnn_step(*args)
 
 
@@ -444,7 +445,8 @@ def test_a_loss_given_logits_or_log_probabilities_does_not_warn():
     (np.eye(3)[[0, 1, 2, 0]], TypeError, r"got float64 labels of shape \(4, 3\): one-hot rows\? cross_entropy "
                                          r"takes each row's class, labels\.argmax\(axis=1\)$"),
     (np.eye(3, dtype=int)[[0, 1, 2, 0]], ValueError, r"got shape \(4, 3\): one-hot rows\? .*labels\.argmax\(axis=1\)$"),
-    (Tensor(np.eye(3)[[0, 1, 2, 0]]), ValueError, r"got shape \(4, 3\): one-hot rows\? .*labels\.data\.argmax\(axis=1\)$"),
+    (Tensor(np.eye(3)[[0, 1, 2, 0]]), ValueError, r"got shape \(4, 3\): one-hot rows\? "
+                                                  r".*labels\.data\.argmax\(axis=1\)$"),
     (np.array([[0], [1], [2], [0]]), ValueError, r"got shape \(4, 1\): a column of labels\? cross_entropy takes a "
                                                  r"flat array, labels\.reshape\(-1\)$"),
     (np.array([[0.0], [1.0], [2.0], [0.0]]), TypeError, r"got float64 labels of shape \(4, 1\): a column of "

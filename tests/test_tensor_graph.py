@@ -85,7 +85,8 @@ def test_bad_dtype_and_tensor_input():
 def test_a_tensor_given_one_of_an_op_s_fields_without_its_rule_is_refused(field):
     # A node of one's own, half made: any one of the three, alone, asks for the rule.
     given = {"parents": (Tensor([1.0]),), "op": "double", "saved": 2.0}[field]
-    with pytest.raises(TypeError, match=r"got parents, op or saved but no backward_rule: an op's output needs the rule"):
+    with pytest.raises(TypeError, match=r"got parents, op or saved but no backward_rule: "
+                                        r"an op's output needs the rule"):
         Tensor([2.0], **{field: given})
 
 
@@ -240,7 +241,8 @@ def test_an_output_walked_again_after_an_earlier_walk_freed_it():
     h = x * 2
     loss = h.sum()
     loss.backward()
-    with pytest.raises(RuntimeError, match=r"already walked \(a '\*' node\).*forward pass inside the loop.*retain_graph=True to the earlier"):
+    with pytest.raises(RuntimeError, match=r"already walked \(a '\*' node\).*forward pass inside the loop"
+                                           r".*retain_graph=True to the earlier"):
         h.backward(np.ones(3))
 
 
@@ -517,7 +519,8 @@ def test_checkpoint_whose_recomputation_differs_from_its_forward_is_refused(chan
         out = checkpoint(lambda a: (a @ w).tanh(), x)
         w.data = w.data + 1.0
     with pytest.raises(RuntimeError, match=r"recomputing fn in backward gave another output than the "
-                                           r"forward pass \(largest difference .*no fresh random numbers.*opt\.step\(\)"):
+                                           r"forward pass \(largest difference .*no fresh random numbers"
+                                           r".*opt\.step\(\)"):
         out.sum().backward()
 
 
@@ -569,7 +572,8 @@ def test_checkpoint_whose_fn_records_nothing_for_inputs_that_need_a_gradient_say
 
     with pytest.raises(RuntimeError, match="does not require grad"):
         block(x).sum().backward()
-    with pytest.warns(UserWarning, match=r"needs no gradient, though tensors passed to checkpoint do: .*no_grad\(\) inside fn") as caught:
+    with pytest.warns(UserWarning, match=r"needs no gradient, though tensors passed to checkpoint do: "
+                                         r".*no_grad\(\) inside fn") as caught:
         checkpoint(block, x).sum().backward()
     assert caught[0].filename == __file__, caught[0].filename  # the backward() here, not the walk's line
     assert np.array_equal(x.grad, np.zeros((2, 3))) and w.grad is None
@@ -1218,7 +1222,8 @@ def test_a_numpy_scalar_set_by_hand_as_a_0d_leafs_gradient_is_named_as_such():
 def test_a_read_only_gradient_set_by_hand_is_named():
     w = Tensor([1.0, 2.0], requires_grad=True)
     w.grad = np.broadcast_to(np.array(0.5), (2,))  # NumPy's words were "output array is read-only"
-    with pytest.raises(TypeError, match=r"a tensor of shape \(2,\) has a grad, set by hand \(t.grad = ...\), that numpy will not write into \(output array is read-only\)"):
+    with pytest.raises(TypeError, match=r"a tensor of shape \(2,\) has a grad, set by hand \(t.grad = ...\), "
+                                        r"that numpy will not write into \(output array is read-only\)"):
         (w * 2).sum().backward()
 
 
@@ -1337,10 +1342,12 @@ def test_abs_and_round_of_a_tensor_name_what_to_write_and_the_abs_they_give_is_r
 def test_a_node_or_a_list_of_nodes_as_data_says_how_to_take_its_numbers():
     t = Tensor([1.0, 2.0], requires_grad=True)
     for data, instead in [(t, r"t\.detach\(\) for a new leaf"), (Value(2.0), r"Tensor\(v\.data\) for its number")]:
-        with pytest.raises(TypeError, match=rf"Tensor\(\) got a {type(data).__name__}; a new Tensor cannot carry its graph: use {instead}"):
+        with pytest.raises(TypeError, match=rf"Tensor\(\) got a {type(data).__name__}; "
+                                            rf"a new Tensor cannot carry its graph: use {instead}"):
             Tensor(data)
     for data in ([t, t], [Value(1.0), Value(2.0)]):
-        with pytest.raises(TypeError, match=r"Tensor\(\) got a list of Tensors \(or Values\); .*\[t\.data for t in ts\]"):
+        with pytest.raises(TypeError, match=r"Tensor\(\) got a list of Tensors \(or Values\); "
+                                            r".*\[t\.data for t in ts\]"):
             Tensor(data)
 
 
@@ -1409,7 +1416,8 @@ def test_data_set_to_a_tensor_is_named_by_every_op_that_hands_it_to_numpy(use):
     p = Tensor([[1.0, 2.0]], requires_grad=True)
     (p * p).sum().backward()
     p.data = p - 0.1 * p.grad  # .data forgotten on the right
-    with pytest.raises(TypeError, match=r"set by hand \(t\.data = \.\.\.\) to a Tensor \(p\.data = p - lr \* p\.grad makes one"):
+    with pytest.raises(TypeError, match=r"set by hand \(t\.data = \.\.\.\) to a Tensor "
+                                        r"\(p\.data = p - lr \* p\.grad makes one"):
         use(p)
 
 
@@ -1523,7 +1531,8 @@ def test_a_tensor_given_to_numpy_by_hand_is_still_refused_in_numpys_words():
             np.exp(given)
     with pytest.raises(TypeError, match=r"NumPy cannot follow a Tensor's graph \(an array made of a Tensor"):
         Tensor([[t]])  # a Tensor in a nested list is not a Tensor's .data
-    with pytest.raises(TypeError, match=r"got a Tensor where an array belongs: an op computes with arrays \(a Tensor's \.data\)"):
+    with pytest.raises(TypeError, match=r"got a Tensor where an array belongs: "
+                                        r"an op computes with arrays \(a Tensor's \.data\)"):
         backend.namespace(t)  # what an op asks of its input's .data, asked of a Tensor held by none
     holder.data = t
     with pytest.raises(TypeError, match=r"set by hand \(t\.data = \.\.\.\) to a Tensor"):

@@ -227,12 +227,14 @@ def test_a_module_written_as_in_pytorch_with_forward_is_told_to_name_it_call():
             def forward(self, x):
                 return x
 
-        with pytest.raises(TypeError, match=r"Net must define __call__\(self, x\).*forward\(self, x\) is __call__ here"):
+        with pytest.raises(TypeError, match=r"Net must define __call__\(self, x\)"
+                                            r".*forward\(self, x\) is __call__ here"):
             Net()(1.0)
 
 
 def test_a_weight_in_pytorch_s_layout_is_named_with_its_transpose():
-    with pytest.raises(ValueError, match=r"for one of shape \(nout, nin\) = \(2, 3\), as PyTorch's nn\.Linear keeps it, pass weight\.T"):
+    with pytest.raises(ValueError, match=r"for one of shape \(nout, nin\) = \(2, 3\), "
+                                         r"as PyTorch's nn\.Linear keeps it, pass weight\.T"):
         F.linear(Tensor(np.ones((4, 3))), Tensor(np.ones((2, 3)), requires_grad=True))
 
 

@@ -144,11 +144,13 @@ def check_all(scratch: Path, shots: Path, timeout: float, lessons: list[str]) ->
     """Start JupyterLab and the browser, check every lesson and exercise, stop both whatever happens."""
     course = scratch / "course"
     for folder in ("notebooks", "src"):
-        shutil.copytree(ROOT / folder, course / folder, ignore=shutil.ignore_patterns(".ipynb_checkpoints", "__pycache__"))
+        shutil.copytree(ROOT / folder, course / folder,
+                        ignore=shutil.ignore_patterns(".ipynb_checkpoints", "__pycache__"))
     (course / "exercises").mkdir()
     for name in lessons:
         solution = ROOT / "solutions" / f"{name}.ipynb"
-        nbtools.write(nbtools.make_exercise(nbtools.read(solution), solution.name), course / "exercises" / solution.name)
+        nbtools.write(nbtools.make_exercise(nbtools.read(solution), solution.name),
+                      course / "exercises" / solution.name)
     browser = None
     try:
         browser = start_browser(scratch)
@@ -571,8 +573,8 @@ def check_no_sideways_scroll(where: str, outputs: list[dict]) -> None:
 
 def kernel_idle(browser: Any) -> bool:
     """The status bar says the kernel is idle (not connecting, starting or busy)."""
-    return bool(js(browser, """
-        return [...document.querySelectorAll('.jp-StatusBar-TextItem')].some(w => / \\| Idle$/.test(w.innerText.trim()));"""))
+    return bool(js(browser, "return [...document.querySelectorAll('.jp-StatusBar-TextItem')]"
+                            ".some(w => / \\| Idle$/.test(w.innerText.trim()));"))
 
 
 def all_ran(prompts: list[str], code_cells: int) -> bool:
@@ -585,7 +587,8 @@ def click_menu(browser: Any, menu: str, item: str) -> None:
 
     browser.find_element(By.XPATH, f"//li[contains(@class,'lm-MenuBar-item')][.//div[text()='{menu}']]").click()
     entry = wait_for(lambda: browser.find_elements(
-        By.XPATH, f"//li[contains(@class,'lm-Menu-item')][.//div[contains(@class,'lm-Menu-itemLabel')][text()='{item}']]"),
+        By.XPATH, "//li[contains(@class,'lm-Menu-item')]"
+                  f"[.//div[contains(@class,'lm-Menu-itemLabel')][text()='{item}']]"),
         10, f"the menu item {menu} > {item}")
     entry[0].click()
 
@@ -676,7 +679,8 @@ def check_stepper(browser: Any, prefix: Path) -> None:
     from selenium.webdriver.common.by import By
 
     def click(button: str, expected_step: int) -> dict:
-        box = browser.find_element(By.XPATH, f"//div[contains(@class,'widget-vbox')]//button[normalize-space()='{button}']")
+        box = browser.find_element(By.XPATH, "//div[contains(@class,'widget-vbox')]"
+                                             f"//button[normalize-space()='{button}']")
         js(browser, "arguments[0].scrollIntoView({block: 'center'})", box)
         box.click()
         # The label, the picture and the buttons are widgets updated one after another: wait for all.
@@ -685,7 +689,8 @@ def check_stepper(browser: Any, prefix: Path) -> None:
                         "highlighted, previous disabled only at step 0 and next only at the last")
 
     def shot(state: dict) -> None:
-        box = browser.find_element(By.XPATH, "//div[contains(@class,'widget-vbox')][.//button[normalize-space()='reset']]")
+        box = browser.find_element(By.XPATH, "//div[contains(@class,'widget-vbox')]"
+                                             "[.//button[normalize-space()='reset']]")
         js(browser, "arguments[0].scrollIntoView({block: 'start'})", box)
         box.screenshot(f"{prefix}-stepper-step-{state['step']:02d}.png")
 
@@ -707,7 +712,8 @@ def check_stepper(browser: Any, prefix: Path) -> None:
         raise CheckFailed(f"step 1 (the root's rule) highlights {state['highlighted'][0][0]}, "
                           f"step 0 (the seed) {root}: not the same node")
     shot(state)
-    print(f"02_backward: the stepper went to step {last}, back, reset and forward, highlighting the node each step names")
+    print(f"02_backward: the stepper went to step {last}, back, reset and forward, highlighting the node "
+          "each step names")
 
 
 if __name__ == "__main__":

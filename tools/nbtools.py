@@ -24,7 +24,8 @@
   answer cell's blanks and number; an exercise heading cell's row and code cells, ``{"exercise":
   "Exercise 2: ...", "cells": [...]}``; a check cell's fingerprint, ``{"check": ...}``, any other
   code cell's, ``{"given": ...}``), so
-  writing a notebook twice gives the same bytes; no cell's source ends in a blank line. No widget state and no widget views are
+  writing a notebook twice gives the same bytes; no cell's source ends in a blank line.
+  No widget state and no widget views are
   stored: opened trusted but not run, JupyterLab would draw them as dead widgets, where the
   text form each widget output carries beside its view reads well (the stepper's sentence,
   the progress bar's last line). A cell marked ``# NBVAL_RAISES_EXCEPTION`` gets the
@@ -237,7 +238,8 @@ def make_exercise(solution: NotebookNode, name: str = "notebook") -> NotebookNod
             if headings[index] and headings[index][0] == index:  # an exercise's heading cell: its row,
                 # as the table names it, kept there in case the learner rewrites the heading, and the
                 # code cells handed out with it, so the table can tell a cell the learner added
-                handed_out = [c.id for c, h in zip(nb.cells, headings) if h == headings[index] and c.cell_type == "code"]
+                handed_out = [c.id for c, h in zip(nb.cells, headings)
+                              if h == headings[index] and c.cell_type == "code"]
                 cell.metadata[COURSE_KEY] = {**cell.metadata.get(COURSE_KEY, {}), "exercise": headings[index][1],
                                              "cells": handed_out}
     nb.metadata[COURSE_KEY] = dict(EVERY_CELL)

@@ -32,7 +32,8 @@ MUTANTS = {
             "the sign dropped": "return abs(f(x + h) - f(x - h)) / (2 * h)",
             "a / 2 * h": "return (f(x + h) - f(x - h)) / 2 * h",
             "an h of its own": "h = 1e-6\nreturn (f(x + h) - f(x - h)) / (2 * h)",
-            "a step scaled by max(1, |x|)": "step = h * max(1.0, abs(x))\nreturn (f(x + step) - f(x - step)) / (2 * step)",
+            "a step scaled by max(1, |x|)": ("step = h * max(1.0, abs(x))\n"
+                                             "return (f(x + step) - f(x - step)) / (2 * step)"),
             "a step scaled by |x|": "step = h * abs(x) or h\nreturn (f(x + step) - f(x - step)) / (2 * step)",
             "half steps": "return (f(x + h / 2) - f(x - h / 2)) / h",
         },
@@ -42,7 +43,8 @@ MUTANTS = {
         "wrong": {
             "a node used twice counted twice": [('"a * a": 2', '"a * a": 3')],
             "constants not counted": [('"2 * a + 1": 5', '"2 * a + 1": 3')],
-            "sum's 0 not counted": [('"sum(wi * xi for wi, xi in zip(w, x))": 9', '"sum(wi * xi for wi, xi in zip(w, x))": 8')],
+            "sum's 0 not counted": [('"sum(wi * xi for wi, xi in zip(w, x))": 9',
+                                     '"sum(wi * xi for wi, xi in zip(w, x))": 8')],
             "tanh not counted": [('"(a * b).tanh()": 4', '"(a * b).tanh()": 3')],
             "a list, not a dict": "return [5, 4, 2, 5, 9, 8]",
         },

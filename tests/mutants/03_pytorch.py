@@ -14,7 +14,8 @@ MUTANTS = {
         ],
         "wrong with torch": {  # torch_grads is written with PyTorch: only checked where it is installed
             "torch in float32": [("v, dtype=torch.float64, requires_grad", "v, dtype=torch.float32, requires_grad")],
-            "tensors where floats are asked": [("[ta.grad.item(), tb.grad.item(), tc.grad.item()]", "[ta.grad, tb.grad, tc.grad]")],
+            "tensors where floats are asked": [("[ta.grad.item(), tb.grad.item(), tc.grad.item()]",
+                                                "[ta.grad, tb.grad, tc.grad]")],
             "the loss as a tensor": [("return loss.item(), [", "return loss.detach(), [")],
         },
     },

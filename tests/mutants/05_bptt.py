@@ -9,7 +9,8 @@ MUTANTS = {
             "detached between steps": [("h = cell(x, h)", "h = cell(x, [v.detach() for v in h])")],
             "new Values from .data": [("h = cell(x, h)", "h = cell(x, [Value(v.data) for v in h])")],
             "the last state only": [("return states", "return states[-1]")],
-            "the state before the step": [("        h = cell(x, h)\n        states.append(h)", "        states.append(h)\n        h = cell(x, h)")],
+            "the state before the step": [("        h = cell(x, h)\n        states.append(h)",
+                                           "        states.append(h)\n        h = cell(x, h)")],
             "the first input skipped": [("for x in xs:", "for x in xs[1:] + xs[:1]:")],
         },
         "right": "states = [cell(xs[0], h0)]\nfor x in xs[1:]:\n    states.append(cell(x, states[-1]))\nreturn states",
@@ -35,19 +36,23 @@ MUTANTS = {
                                               "        h = cell(x, h)\n        if (t + 1) % k == 0:\n"
                                               "            h = [v.detach() for v in h]\n        states.append(h)")],
             "the states before a cut returned as detached copies": [
-                ("        states.append(h)", "        states.append([v.detach() for v in h] if (t + 1) % k == 0 else h)")],
-            "every k-th state frozen": [("            h = [v.detach() for v in h]", "            h = [v.detach() for v in h0]")],
+                ("        states.append(h)",
+                 "        states.append([v.detach() for v in h] if (t + 1) % k == 0 else h)")],
+            "every k-th state frozen": [("            h = [v.detach() for v in h]",
+                                         "            h = [v.detach() for v in h0]")],
             "one Value a step, not the state": [("        states.append(h)", "        states.append(h[0])")],
         },
         "right": [("h = [v.detach() for v in h]", "h = [Value(v.data) for v in h]")],
     },
     4: {  # check a BPTT gradient with a central difference
         "wrong": {
-            "one-sided": "saved = w.data\nbase = f()\nw.data = saved + eps\nup = f()\nw.data = saved\nreturn (up - base) / eps",
+            "one-sided": ("saved = w.data\nbase = f()\nw.data = saved + eps\nup = f()\n"
+                          "w.data = saved\nreturn (up - base) / eps"),
             "w.data not put back": [("    w.data = saved\n    return", "    return")],
             "divided by eps": [("/ (2 * eps)", "/ eps")],
             "the second nudge from the first": [("w.data = saved - eps", "w.data = w.data - eps")],
-            "f not called again": "saved = w.data\nw.data = saved + eps\nup = f()\ndown = up\nw.data = saved\nreturn (up - down) / (2 * eps)",
+            "f not called again": ("saved = w.data\nw.data = saved + eps\nup = f()\ndown = up\n"
+                                   "w.data = saved\nreturn (up - down) / (2 * eps)"),
         },
         "right": """
             saved = w.data

@@ -47,8 +47,10 @@ MUTANTS = {
     2: {  # cross-entropy and its gradient
         "wrong": {
             "the logits shifted in place": [("    m = logits.max(axis=1, keepdims=True)\n    e = np.exp(logits - m)\n",
-                                             "    m = logits.max(axis=1, keepdims=True)\n    logits -= m\n    m = 0.0\n    e = np.exp(logits)\n")],
-            "the gradient first, then the loss": [("return float(loss), grad / batch", "return grad / batch, float(loss)")],
+                                             "    m = logits.max(axis=1, keepdims=True)\n    logits -= m\n"
+                                             "    m = 0.0\n    e = np.exp(logits)\n")],
+            "the gradient first, then the loss": [("return float(loss), grad / batch",
+                                                   "return grad / batch, float(loss)")],
             "log of the softmax": """
                 batch = logits.shape[0]
                 e = np.exp(logits - logits.max(axis=1, keepdims=True))

@@ -79,7 +79,8 @@ MUTANTS = {
     },
     3: {  # checkpointed segments, as torch.utils.checkpoint.checkpoint_sequential cuts them
         "wrong": {
-            "the segment's input detached inside it": [("run_blocks(segment, t), h)", "run_blocks(segment, t.detach()), h)")],
+            "the segment's input detached inside it": [("run_blocks(segment, t), h)",
+                                                        "run_blocks(segment, t.detach()), h)")],
             "lesson 08's segments of k, the last one checkpointed too": """
                 k = len(layers) // segments
                 h = x
@@ -92,7 +93,8 @@ MUTANTS = {
                 ("    return run_blocks(layers[size * (segments - 1):], h)",
                  "    rest = layers[size * (segments - 1):]\n"
                  "    return checkpoint(lambda t: run_blocks(rest, t), h)")],
-            "segments of ceil(depth / segments) blocks": [("size = len(layers) // segments", "size = -(-len(layers) // segments)")],
+            "segments of ceil(depth / segments) blocks": [("size = len(layers) // segments",
+                                                           "size = -(-len(layers) // segments)")],
             "the sizes of np.array_split, the last one plain": """
                 parts = np.array_split(np.arange(len(layers)), segments)
                 h = x

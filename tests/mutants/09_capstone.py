@@ -26,7 +26,8 @@ MUTANTS = {
             """,
             # Every property holds (sizes, each index once, seeded, shuffled): only the exact
             # batches of the named generator tell these apart.
-            "each batch sorted": [("order[start:start + batch_size] for", "np.sort(order[start:start + batch_size]) for")],
+            "each batch sorted": [("order[start:start + batch_size] for",
+                                   "np.sort(order[start:start + batch_size]) for")],
             "the batches in reverse order": [("for start in range(0, n, batch_size)]",
                                               "for start in range(0, n, batch_size)][::-1]")],
             "Python's random.Random(seed) for the order": """
@@ -95,13 +96,16 @@ MUTANTS = {
             "the decay not scaled by lr": [("p - lr * weight_decay * p", "p - weight_decay * p")],
             "the decay of the weights after the step": [
                 ("return p - lr * weight_decay * p - lr * m_hat / (np.sqrt(v_hat) + eps)",
-                 "stepped = p - lr * m_hat / (np.sqrt(v_hat) + eps)\n    return stepped - lr * weight_decay * stepped")],
+                 "stepped = p - lr * m_hat / (np.sqrt(v_hat) + eps)\n"
+                 "    return stepped - lr * weight_decay * stepped")],
             "the decay pushing away from 0": [("p - lr * weight_decay * p", "p + lr * weight_decay * p")],
             "no decay at all": [("p - lr * weight_decay * p - lr * m_hat", "p - lr * m_hat")],
-            "no bias correction": [("lr * m_hat / (np.sqrt(v_hat) + eps)", "lr * state['m'] / (np.sqrt(state['v']) + eps)")],
+            "no bias correction": [("lr * m_hat / (np.sqrt(v_hat) + eps)",
+                                    "lr * state['m'] / (np.sqrt(state['v']) + eps)")],
             "eps inside the square root": [("(np.sqrt(v_hat) + eps)", "np.sqrt(v_hat + eps)")],
-            "the step counted from 0 in the correction": [("1 - beta1 ** state[\"t\"]", "1 - beta1 ** (state[\"t\"] + 1)"),
-                                                          ("1 - beta2 ** state[\"t\"]", "1 - beta2 ** (state[\"t\"] + 1)")],
+            "the step counted from 0 in the correction": [
+                ("1 - beta1 ** state[\"t\"]", "1 - beta1 ** (state[\"t\"] + 1)"),
+                ("1 - beta2 ** state[\"t\"]", "1 - beta2 ** (state[\"t\"] + 1)")],
         },
         "right": """
             t = state["t"] = state.get("t", 0) + 1
@@ -113,8 +117,10 @@ MUTANTS = {
     },
     3: {  # evaluation without a graph
         "wrong": {
-            "a graph recorded": [("    with no_grad():\n        logits = model(Tensor(x))", "    logits = model(Tensor(x))")],
-            "detached after the forward": [("    with no_grad():\n        logits = model(Tensor(x))", "    logits = model(Tensor(x)).detach()")],
+            "a graph recorded": [("    with no_grad():\n        logits = model(Tensor(x))",
+                                  "    logits = model(Tensor(x))")],
+            "detached after the forward": [("    with no_grad():\n        logits = model(Tensor(x))",
+                                            "    logits = model(Tensor(x)).detach()")],
             "no_grad around the argmax only": """
                 logits = model(Tensor(x))
                 with no_grad():
@@ -122,7 +128,8 @@ MUTANTS = {
             """,
             "argmax over the batch axis": [("argmax(axis=1) == y", "argmax(axis=0) == y")],
             "the count, not the fraction": [("np.mean(", "np.sum(")],
-            "the largest logit's value compared with y": [("logits.data.argmax(axis=1) == y", "logits.data.max(axis=1) == y")],
+            "the largest logit's value compared with y": [("logits.data.argmax(axis=1) == y",
+                                                           "logits.data.max(axis=1) == y")],
             "the parameters' requires_grad switched off instead of no_grad": """
                 for p in model.parameters():
                     p.requires_grad = False
@@ -161,13 +168,16 @@ MUTANTS = {
             "the epoch counted from 0": [("for epoch in range(1, max_epochs + 1):", "for epoch in range(max_epochs):")],
             "one epoch too few": [("range(1, max_epochs + 1)", "range(1, max_epochs)")],
             "> where >= is meant": [(">= target", "> target")],
-            "the last epoch allowed, not None, when never reached": [("return None, accuracies", "return max_epochs, accuracies")],
+            "the last epoch allowed, not None, when never reached": [("return None, accuracies",
+                                                                      "return max_epochs, accuracies")],
             "one more epoch trained after the milestone": [
                 ("        if accuracies[-1] >= target:\n            return epoch, accuracies\n",
-                 "        if len(accuracies) > 1 and accuracies[-2] >= target:\n            return epoch - 1, accuracies\n")],
+                 "        if len(accuracies) > 1 and accuracies[-2] >= target:\n"
+                 "            return epoch - 1, accuracies\n")],
             # Measured on the wrong thing, or the run not continued.
-            "the accuracy on the fitting set": [("(float(np.mean(model(Tensor(x_val)).data.argmax(axis=1) == y_val)))",
-                                                 "(float(np.mean(model(Tensor(x_fit)).data.argmax(axis=1) == y_fit)))")],
+            "the accuracy on the fitting set": [
+                ("(float(np.mean(model(Tensor(x_val)).data.argmax(axis=1) == y_val)))",
+                 "(float(np.mean(model(Tensor(x_fit)).data.argmax(axis=1) == y_fit)))")],
             "a new run every epoch": [("    model, optimiser, rng = new_run(seed)\n    accuracies = []\n",
                                        "    accuracies = []\n"),
                                       ("        train_epoch(model, optimiser, rng)\n",
@@ -175,7 +185,8 @@ MUTANTS = {
                                        "        train_epoch(model, optimiser, rng)\n")],
             "the same order every epoch": [("train_epoch(model, optimiser, rng)",
                                             "train_epoch(model, optimiser, np.random.default_rng(seed))")],
-            "the seed ignored": [("    model, optimiser, rng = new_run(seed)\n", "    model, optimiser, rng = new_run(0)\n")],
+            "the seed ignored": [("    model, optimiser, rng = new_run(seed)\n",
+                                  "    model, optimiser, rng = new_run(0)\n")],
             "the accuracy in percent": [("float(np.mean(", "100 * float(np.mean(")],
             "every epoch trained, the list cut at the milestone": """
                 model, optimiser, rng = new_run(seed)

@@ -70,7 +70,8 @@ MUTANTS = {
             "out.grad changed in place": [("da = out.grad * xp.astype(out.data > 0, out.dtype)",
                                            "da = out.grad\n    da[out.data <= 0] = 0")],
             "no relu in backward": [("da = out.grad * xp.astype(out.data > 0, out.dtype)", "da = out.grad")],
-            "the mask >= 0, true everywhere": [("da = out.grad * xp.astype(out.data > 0, out.dtype)", "da = out.grad * (out.data >= 0)")],
+            "the mask >= 0, true everywhere": [("da = out.grad * xp.astype(out.data > 0, out.dtype)",
+                                                "da = out.grad * (out.data >= 0)")],
             "the bias's gradient not summed over the batch": [("b.accumulate(xp.sum(da, axis=0))", "b.accumulate(da)")],
             "the bias's gradient summed over the wrong axis": [
                 ("b.accumulate(xp.sum(da, axis=0))", "b.accumulate(da.sum(axis=1)[:3])")],
