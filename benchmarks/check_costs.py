@@ -12,8 +12,8 @@ turns in every repetition, and each ratio is the median, over the repetitions, o
 over NumPy's in the same repetition (``tensor_bench.median_ratio``).
 
 What is left on the last line is the graph itself (nodes, rules, the walk), the array API's
-generality (the labels made one-hot, where NumPy alone would index), and the checks too woven into the code to leave out this way (``accumulate``'s,
-``linear``'s shapes). benchmarks/README.md says what the figures mean for the 1.25x aim.
+generality (the labels made one-hot, where NumPy alone would index), and the checks too woven
+into the code to leave out this way (``accumulate``'s, ``linear``'s shapes). benchmarks/README.md says what the figures mean for the 1.25x aim.
 """
 
 from __future__ import annotations
@@ -92,7 +92,8 @@ STEPS = 100  # training steps per timed call: a line's checks are left out aroun
 def main() -> None:
     sizes, batch = [64, 128, 10], 64
     x, labels = mlp_data(sizes[0], batch, sizes[-1], np.float64)
-    lines = [("numpy (by hand)", numpy_mlp(sizes, np.float64), 0), ("tinyad as it is", tinyad_mlp(sizes, np.float64), 0)]
+    lines = [("numpy (by hand)", numpy_mlp(sizes, np.float64), 0),
+             ("tinyad as it is", tinyad_mlp(sizes, np.float64), 0)]
     for k, (family, _) in enumerate(FAMILIES, start=1):
         lines.append((f"  without {family}", tinyad_mlp(sizes, np.float64), k))
     losses = []

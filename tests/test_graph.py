@@ -177,7 +177,8 @@ def test_a_rule_that_cannot_be_called_with_its_node_is_named_for_both_engines():
     with pytest.raises(TypeError, match=r"^the backward rule double_backward of the 'double' node added into a "
                                         r"gradient that is None \(unsupported operand type\(s\) for \+: 'NoneType' "
                                         r"and '\w+'\): a Tensor's gradient is None until its first share arrives, "
-                                        r"so a rule adds into it with parent.accumulate\(g\), not parent.grad \+= g$") as raised:
+                                        r"so a rule adds into it with parent.accumulate\(g\), "
+                                        r"not parent.grad \+= g$") as raised:
         t.new_node(t.data * 2, parents=(t,), op="double", backward_rule=double_backward).sum().backward()
     assert raised.value.__suppress_context__  # Python's own words are in the message already
 

@@ -70,7 +70,8 @@ def test_memory_measurements_hold_while_another_thread_allocates(path):
     nb.cells.insert(0, nbformat.v4.new_code_cell(ANOTHER_THREAD))
     # Last: the thread allocated beside every cell (a test that had run alone could not fail).
     nb.cells.append(nbformat.v4.new_code_cell(
-        f"time.sleep(0.2)\nassert len(_answered) >= {ran}, f'the thread allocated beside {{len(_answered)}} of {ran} cells'"))
+        f"time.sleep(0.2)\nassert len(_answered) >= {ran}, "
+        f"f'the thread allocated beside {{len(_answered)}} of {ran} cells'"))
     kernel = KernelManager(kernel_name="python3", kernel_spec_manager=build.CurrentPythonKernels())
     # cleanup_kc: a kernel handed to nbclient is otherwise left running until pytest exits.
     NotebookClient(nb, km=kernel, timeout=300, allow_errors=True,

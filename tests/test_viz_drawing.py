@@ -269,7 +269,8 @@ def test_an_op_name_is_drawn_as_the_text_it_is(op):
     x = Value(2.0, "x")
     y = Value(-2.0, "y", (x,), op, Value.neg_backward)
     bundle, _ = draw(y)._repr_mimebundle_()
-    assert ">" + op.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;") + "</text>" in bundle["image/svg+xml"]
+    escaped = op.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    assert ">" + escaped + "</text>" in bundle["image/svg+xml"]
 
 
 @needs_dot

@@ -321,7 +321,8 @@ def test_a_rule_that_raises_is_named_by_the_stepper():
     with pytest.raises(ZeroDivisionError, match="a rule of one's own") as raised:
         BackwardStepper(d * 2)
     if hasattr(raised.value, "add_note"):  # Python 3.11's notes
-        assert raised.value.__notes__ == ["BackwardStepper: raised by the backward rule of d (*), at step 3 of the walk"]
+        assert raised.value.__notes__ == [
+            "BackwardStepper: raised by the backward rule of d (*), at step 3 of the walk"]
     assert (a.grad, b.grad) == (0.0, 0.0)  # the graph keeps its own grads
 
 

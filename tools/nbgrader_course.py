@@ -26,8 +26,9 @@ schema 3), are:
 Every cell's source is the solution's, as read on a hub (``on_the_hub``): the sentence that
 says how to grade the notebook from a terminal (``python -m pytest --nbval-lax exercises/...``,
 a path the hub does not have) says to use Validate instead, and nbval's ``# NBVAL_...``
-comments are left out of the code. Outputs are cleared. Each grade id names the cell's exercise and role (``ex2-answer``,
-``ex2-check``, ``ex2-text``, ``ex2-code-2``; ``notebook-...`` outside the exercises).
+comments are left out of the code. Outputs are cleared. Each grade id names the cell's exercise
+and role (``ex2-answer``, ``ex2-check``, ``ex2-text``, ``ex2-code-2``; ``notebook-...`` outside
+the exercises).
 
 **Points.** An exercise (``## Exercise N: title`` and the cells up to the next ``## ``
 heading, as the score table reads it) is worth one point, or what its heading cell's
