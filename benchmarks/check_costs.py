@@ -13,7 +13,8 @@ over NumPy's in the same repetition (``tensor_bench.median_ratio``).
 
 What is left on the last line is the graph itself (nodes, rules, the walk), the array API's
 generality (the labels made one-hot, where NumPy alone would index), and the checks too woven
-into the code to leave out this way (``accumulate``'s, ``linear``'s shapes). benchmarks/README.md says what the figures mean for the 1.25x aim.
+into the code to leave out this way (``accumulate``'s, ``linear``'s shapes). benchmarks/README.md
+says what the figures mean for the 1.25x aim.
 """
 
 from __future__ import annotations

@@ -169,6 +169,12 @@ def _text_io_without_an_encoding(source: str) -> list[str]:
     return found
 
 
+def _python_files() -> list[Path]:
+    """The course's own Python files: the engine, its tests, tools, benchmarks and CI's."""
+    folders = ("src", "tests", "tools", "benchmarks", ".ci")
+    return [p for folder in folders for p in sorted((ROOT / folder).rglob("*.py"))] + [ROOT / "conftest.py"]
+
+
 def test_files_are_read_and_written_as_utf8_which_windows_does_not_assume():
     """Python on Windows (3.10 to 3.14) reads and writes text in the system's code page (cp1252 in
     Western Europe) unless told: a notebook or README read so gets its non-ASCII characters wrong
@@ -178,8 +184,7 @@ def test_files_are_read_and_written_as_utf8_which_windows_does_not_assume():
 
     as_python = TransformerManager().transform_cell  # a cell as the kernel reads it (%magics made calls)
     unnamed = {}
-    sources = [p for folder in ("src", "tests", "tools", "benchmarks", ".ci") for p in (ROOT / folder).rglob("*.py")]
-    for path in sources + [ROOT / "conftest.py"]:
+    for path in _python_files():
         unnamed[path.relative_to(ROOT).as_posix()] = _text_io_without_an_encoding(path.read_text(encoding="utf-8"))
     for path in sorted((ROOT / "notebooks").glob("*.ipynb")) + sorted((ROOT / "solutions").glob("*.ipynb")):
         cells = nbformat.read(path, as_version=4).cells
@@ -189,6 +194,15 @@ def test_files_are_read_and_written_as_utf8_which_windows_does_not_assume():
                 unnamed[where] = _text_io_without_an_encoding(as_python(cell.source))
     assert len(unnamed) > 300, "the files and cells were not found"
     assert not {where: calls for where, calls in unnamed.items() if calls}, "give encoding='utf-8'"
+
+
+def test_python_lines_fit_in_120_characters():
+    # The width the code is written to: two files side by side on a laptop's screen.
+    files = _python_files()
+    too_long = [f"{path.relative_to(ROOT).as_posix()}:{number} ({len(line)})" for path in files
+                for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1)
+                if len(line) > 120]
+    assert len(files) > 50 and not too_long, f"lines over 120 characters: {too_long}"
 
 
 def test_the_check_for_an_unnamed_encoding_finds_one():
