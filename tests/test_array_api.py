@@ -606,6 +606,15 @@ def test_checkpoint_refuses_an_output_of_another_library(xp):
         y.sum().backward()
 
 
+def test_checkpoint_refuses_an_output_on_another_device():
+    # The same library, another device, as a block that moved its output to the CPU would: both named.
+    device = strict_device("device1")
+    x = Tensor(to(array_api_strict, np.ones(2)), requires_grad=True)
+    with pytest.raises(TypeError, match=r"fn returned an array_api_strict array on .*'device1'\) from inputs "
+                                        r"held in an array_api_strict array on .*'CPU_DEVICE'\).*move it to their"):
+        checkpoint(lambda t: Tensor(to(array_api_strict, np.ones(2), device)) * 2, x)
+
+
 @needs_torch_tensors
 def test_a_torch_gradient_in_pytorchs_own_graph_is_refused_where_it_enters():
     # Each got in and made the parameter's data a node of PyTorch's graph; printing it then failed.

@@ -175,8 +175,10 @@ def test_shape_errors_name_both_shapes():
             op()
     with pytest.raises(ValueError, match=r"\(2, 3\) and \(2, 3\).*inner dimensions 3 and 2"):
         a @ a
-    with pytest.raises(ValueError, match=r"\(2, 3, 4\) and \(5, 4, 2\).*batch dimensions"):
+    with pytest.raises(ValueError, match=r"\(2, 3, 4\) and \(5, 4, 2\): the batch dimensions \(2,\) and \(5,\) do not"):
         Tensor(np.ones((2, 3, 4))) @ Tensor(np.ones((5, 4, 2)))
+    with pytest.raises(ValueError, match=r"\(7, 2, 3, 4\) and \(5, 4, 2\): the batch dimensions \(7, 2\) and \(5,\)"):
+        Tensor(np.ones((7, 2, 3, 4))) @ Tensor(np.ones((5, 4, 2)))
     # The inner dimension of a 1-D right operand is its only axis; of a batch of matrices, its
     # second to last, not its first.
     with pytest.raises(ValueError, match=r"\(2, 3\) and \(4,\): the inner dimensions 3 and 4 differ"):

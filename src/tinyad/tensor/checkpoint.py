@@ -120,11 +120,13 @@ def _refuse_another_place(tensors: tuple[Tensor, ...], result: Tensor) -> None:
         return
     first = tensors[0]
     if not share_place(first, result):
-        where = result.xp is first.xp
+        where = result.xp is first.xp  # the same library, so another device: name both
+        instead = ("move it to their device inside fn, or pass inputs on its device" if where
+                   else "convert inside fn, or pass inputs of the output's library")
         raise TypeError(
             f"checkpoint: fn returned {describe(result.data, result.xp, where)} from inputs held in "
             f"{describe(first.data, first.xp, where)}: the block's output must be in its inputs' "
-            "library and on their device (convert inside fn, or pass inputs of the output's library)"
+            f"library and on their device ({instead})"
         )
 
 
