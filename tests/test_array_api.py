@@ -606,6 +606,26 @@ def test_checkpoint_refuses_an_output_of_another_library(xp):
         y.sum().backward()
 
 
+def test_backward_refuses_a_gradient_of_another_library_or_device(xp):
+    name = backend.library(xp)
+    ours = Tensor(np.ones(2), requires_grad=True)
+    with pytest.raises(TypeError, match=f"cannot combine an? {name} .* and a numpy array in 'backward'"):
+        (ours * 2).backward(to(xp, np.ones(2)))
+    theirs = Tensor(to(xp, np.ones(2)), requires_grad=True)
+    with pytest.raises(TypeError, match=f"cannot combine a numpy array and an? {name} .* in 'backward'"):
+        (theirs * 2).backward(np.ones(2))
+    assert ours.grad is None and theirs.grad is None
+
+
+def test_backward_refuses_a_gradient_on_another_device():
+    device = strict_device("device1")
+    x = Tensor(to(array_api_strict, np.ones(2)), requires_grad=True)
+    with pytest.raises(TypeError, match=r"cannot combine an array_api_strict array on .*'device1'\) and an "
+                                        r"array_api_strict array on .*'CPU_DEVICE'\) in 'backward'"):
+        (x * 2).backward(to(array_api_strict, np.ones(2), device))
+    assert x.grad is None
+
+
 def test_checkpoint_refuses_an_output_on_another_device():
     # The same library, another device, as a block that moved its output to the CPU would: both named.
     device = strict_device("device1")
