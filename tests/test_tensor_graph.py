@@ -1384,6 +1384,9 @@ def test_data_set_by_hand_to_what_a_tensor_does_not_hold_is_named_where_it_shows
     joined.data = [1.0, 2.0]  # + of two lists joins them: Tensor([1, 2, 1, 2]), silently
     with pytest.raises(TypeError, match=r"set by hand \(t\.data = \.\.\.\) to a list"):
         joined + joined
+    for read in ("shape", "ndim", "size", "dtype"):  # asked of a list, each would be an AttributeError
+        with pytest.raises(TypeError, match=r"set by hand \(t\.data = \.\.\.\) to a list"):
+            getattr(joined, read)
     half = Tensor([1.0, 2.0], requires_grad=True)
     half.data = np.array([1.0, 2.0], dtype=np.float16)
     with pytest.raises(TypeError, match=r"to an array of float16"):
