@@ -663,3 +663,23 @@ def test_node_is_the_constructor_the_api_notes_name():
     from tinyad.scalar.value import node
 
     assert node is Value
+
+
+def test_a_hand_written_rule_that_adds_a_value_into_a_gradient_is_named_and_one_that_adds_numpy_floats_is_not():
+    # b instead of b.data in a rule: the leaf's gradient becomes a Value, named once the walk ends.
+    # A NumPy float (a rule computed with np.tanh, say) is a number, and is kept.
+    def by_value(out):
+        (a,) = out.parents
+        a.grad += out * 2
+
+    def by_numpy(out):
+        (a,) = out.parents
+        a.grad += np.float64(2.0) * out.grad
+
+    x = Value(1.5)
+    with pytest.raises(TypeError, match=r"the gradient at a leaf with data 1\.5 is a Value \(Value\(data=6, "
+                                        r"grad=0\)\): a backward rule added a Value into it, where a number belongs"):
+        Value(3.0, "y", (x,), "double", by_value).backward()
+    x = Value(1.5)
+    Value(3.0, "y", (x,), "double", by_numpy).backward()
+    assert x.grad == 2.0
