@@ -619,6 +619,10 @@ def test_an_update_written_p_minus_equals_on_a_value_is_refused_not_lost():
     node = Value(1.0) * 3  # not a leaf: a number on the right makes a new node too
     node -= 1
     assert node.data == 2.0
+    for op, expected in (("+=", 6.0), ("-=", -2.0), ("*=", 8.0), ("/=", 0.5)):  # each the op it says
+        scope = {"v": Value(2.0), "Value": Value}
+        exec(f"v {op} Value(4.0)", scope)
+        assert scope["v"].data == expected, (op, scope["v"])
 
 
 def test_a_value_whose_data_was_set_to_a_value_is_named_at_its_next_op():
