@@ -656,6 +656,17 @@ def test_a_torch_gradient_in_pytorchs_own_graph_is_refused_where_it_enters():
         (p * 2).sum().backward()
 
 
+def test_the_optimiser_refuses_a_gradient_set_by_hand_on_another_device_naming_both():
+    device = strict_device("device1")
+    p = Tensor(to(array_api_strict, np.ones(3)), requires_grad=True)
+    p.grad = to(array_api_strict, np.zeros(3), device)
+    for optimiser in (SGD([p], lr=0.1), Adam([p])):
+        with pytest.raises(TypeError, match=r"parameter 0 is an array_api_strict array on .*'CPU_DEVICE'\) but its "
+                                            r"gradient is an array_api_strict array on .*'device1'\): a gradient must"):
+            optimiser.step()
+    assert p.numpy().tolist() == [1.0, 1.0, 1.0]
+
+
 @needs_strict
 def test_a_gradient_set_by_hand_on_another_device_is_named():
     device1 = array_api_strict.Device("device1")

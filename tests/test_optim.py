@@ -53,6 +53,17 @@ def test_adam_with_weight_decay_matches_torch():
     )
 
 
+def test_the_settings_left_out_are_pytorchs_defaults():
+    # A learner who writes Adam(params), as PyTorch's examples do, gets PyTorch's steps.
+    p = Value(1.0)
+    adam, sgd = Adam([p]), SGD([p], lr=0.1)
+    ours = (adam.lr, adam.betas, adam.eps, adam.weight_decay)
+    assert ours == (1e-3, (0.9, 0.999), 1e-8, 0.0) and (sgd.momentum, sgd.weight_decay) == (0.0, 0.0)
+    if torch is not None:
+        theirs = torch.optim.Adam([torch.zeros(1, requires_grad=True)]).defaults
+        assert ours == (theirs["lr"], theirs["betas"], theirs["eps"], theirs["weight_decay"])
+
+
 def test_plain_sgd_step_by_hand():
     p = Value(1.0)
     p.grad = 0.5
