@@ -155,6 +155,18 @@ def test_gradcheck_reports_a_wrong_rule():
         gradcheck(wrong_square, Value(1.5, "x"))
 
 
+def test_the_relative_error_named_is_how_far_off_over_the_finite_difference():
+    def half_again_too_steep(a):
+        def rule(out):
+            a.accumulate(1.5 * 2 * a.data * out.grad)
+
+        return Value(a.data * a.data, parents=(a,), op="square", backward_rule=rule)
+
+    # At 1.5 the slope is 3 and the rule gives 4.5: off by 1.5, half of 3.
+    with pytest.raises(AssertionError, match=r"backward gave 4.5, finite differences give 3 \(relative error 0.5, "):
+        gradcheck(half_again_too_steep, Value(1.5))
+
+
 def test_gradcheck_leaves_inputs_as_they_were():
     a = Value(2.0)
     a.grad = 0.25
@@ -172,7 +184,7 @@ def test_f_gets_leaves_that_keep_the_inputs_labels():
 def test_gradcheck_refuses_inputs_and_outputs_that_are_not_nodes():
     with pytest.raises(TypeError, match="input 0 is a float"):
         gradcheck(lambda x: x, 2.0)
-    with pytest.raises(TypeError, match="input 1 is a ndarray"):
+    with pytest.raises(TypeError, match="input 1 is an ndarray"):
         gradcheck(lambda x, y: x, Value(1.0), np.ones(2))
     with pytest.raises(TypeError, match="input 0 is a type"):  # the class, not a Value made from it
         gradcheck(lambda x: x, Value)
@@ -323,7 +335,7 @@ def test_numeric_gradient_names_a_node_given_for_its_numbers():
             numeric_gradient(lambda a: float(np.sum(a)), x, 1e-6)
 
 
-@pytest.mark.parametrize("eps", [0, -1e-6, math.nan, 2.0])
+@pytest.mark.parametrize("eps", [0, -1e-6, math.nan, 1.0, 2.0])
 def test_numeric_gradient_refuses_an_eps_that_makes_no_step(eps):
     # eps = 0 was a ZeroDivisionError from inside central_difference.
     with pytest.raises(ValueError, match="numeric_gradient's eps must be"):
@@ -528,3 +540,11 @@ def test_f_is_the_same_each_time_within_rounding_and_nan_once_is_not():
     results = calls(1.0, 1.0, 1.0, math.nan)  # nan where f gave a number: not the same
     with pytest.raises(ValueError, match=r"f gave two different results at the same inputs \(4, then nan\)"):
         gradcheck(lambda t: twice_wrong(t, results), x)
+
+
+@pytest.mark.parametrize("x, words", [
+    (3, "an int"), (2.5, "a float"), (np.ones(2), "an ndarray"), ("x", "a str"), (None, "a NoneType"),
+])
+def test_what_gradcheck_is_given_in_place_of_a_node_is_named_with_its_article(x, words):
+    with pytest.raises(TypeError, match=f"gradcheck's input 0 is {words}: pass the Values or Tensors"):
+        gradcheck(lambda v: v * v, x)

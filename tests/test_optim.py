@@ -155,7 +155,7 @@ def test_optimiser_refuses_what_is_not_a_list_of_parameters():
         SGD(W, lr=0.1)
     with pytest.raises(TypeError, match=r"one Value"):
         SGD(p, lr=0.1)
-    with pytest.raises(TypeError, match=r"got a MLP; pass its parameters: model.parameters\(\)"):
+    with pytest.raises(TypeError, match=r"got an MLP; pass its parameters: model.parameters\(\)"):
         SGD(MLP(2, [1]), lr=0.1)
     # It read "needs a list of parameters, got <bound method Module.parameters of MLP(...)>".
     with pytest.raises(TypeError, match=r"got the method parameters itself, not the list it returns: call it, "
@@ -361,7 +361,7 @@ def test_a_grad_of_another_shape_is_refused_and_the_parameter_kept(make):
     np.testing.assert_array_equal(w.data, np.ones((3, 2)))
     v.grad = np.ones(2)  # a Value's grad is one number
     w.grad = None
-    with pytest.raises(TypeError, match=r"parameter 0 is a Value, but its gradient is a ndarray "
+    with pytest.raises(TypeError, match=r"parameter 0 is a Value, but its gradient is an ndarray "
                                         r"\(array\(\[1\., 1\.\]\)\)"):
         opt.step()
 
@@ -741,6 +741,9 @@ def test_the_parameter_lists_an_optimiser_is_wrongly_given_are_named_with_what_t
         SGD(model.layers, lr=0.1)
     with pytest.raises(TypeError, match=r"parameter 0 is a list.*a list of 4 parameters: pass one flat list"):
         SGD([model.parameters()], lr=0.1)
+    # The article is the one the type's name is read with: it read "is a int" (and "got a MLP").
+    with pytest.raises(TypeError, match=r"parameter 1 is an int: parameters are Values or Tensors"):
+        SGD([model.parameters()[0], 3], lr=0.1)
 
 
 def test_a_setting_under_another_name_or_misspelt_is_refused_not_ignored():
@@ -826,7 +829,7 @@ def test_an_update_of_ones_own_that_writes_an_array_into_a_value_is_refused_and_
 
     v = Value(1.0)
     (v * v).backward()
-    with pytest.raises(TypeError, match=r"the update made parameter 0's data a ndarray \(array\(\[0\.8, 0\.8\]\)\), "
+    with pytest.raises(TypeError, match=r"the update made parameter 0's data an ndarray \(array\(\[0\.8, 0\.8\]\)\), "
                                         r"where it was a number"):
         Arraying([v], lr=0.1).step()
     assert v.data == 1.0
@@ -860,7 +863,7 @@ def test_a_0d_tensor_whose_data_became_numpys_float_steps_and_stays_an_array(mak
 
 
 def test_a_parameter_whose_data_was_set_by_hand_to_what_no_parameter_holds_is_named():
-    # It read "parameter 0 is a Value, but its gradient is a ndarray", for a Tensor.
+    # It read "parameter 0 is a Value, but its gradient is an ndarray", for a Tensor.
     p = Tensor([1.0, 2.0], requires_grad=True)
     (p * p).sum().backward()
     p.data = [1.0, 2.0]
@@ -874,7 +877,7 @@ def test_a_parameter_whose_data_was_set_by_hand_to_what_no_parameter_holds_is_na
         SGD([scalar], lr=0.1).step()
     zero_d = Value(1.0)  # a Value given a 0-d array for a gradient: it was called its data set by hand
     zero_d.grad = np.array(2.0)
-    with pytest.raises(TypeError, match=r"parameter 0 is a Value, but its gradient is a ndarray"):
+    with pytest.raises(TypeError, match=r"parameter 0 is a Value, but its gradient is an ndarray"):
         SGD([zero_d], lr=0.1).step()
     huge = Value(1.0)  # data beyond any float: "int too large to convert to float" from inside the update
     huge.grad, huge.data = 1.0, 10**400
@@ -908,8 +911,8 @@ def test_a_values_data_made_numpys_float_steps_and_becomes_a_number_again(make, 
 
 
 @pytest.mark.parametrize("data, words", [
-    (np.array(2.0), r"a ndarray \(array\(2\.\)\)"),  # it read as a 0-d Tensor's
-    (np.array([1.0, 2.0]), r"a ndarray \(array\(\[1\., 2\.\]\)\)"),  # "parameter 0 has shape (2,)"
+    (np.array(2.0), r"an ndarray \(array\(2\.\)\)"),  # it read as a 0-d Tensor's
+    (np.array([1.0, 2.0]), r"an ndarray \(array\(\[1\., 2\.\]\)\)"),  # "parameter 0 has shape (2,)"
     ([1.0], r"a list \(\[1\.0\]\)"),  # "parameter 0 has shape (1,)"
 ], ids=["0-d array", "array", "list"])
 def test_a_values_data_set_by_hand_to_an_array_or_a_list_is_named_as_a_values(data, words):

@@ -75,7 +75,7 @@ def test_a_value_is_made_with_one_parent_or_two():
     (lambda a: (a, 2.0), r"has parent 1 = 2.0, a float: a node's parents are Values"),
     (lambda a: ("b", a), r"has parent 0 = 'b', a str"),
     (lambda a: (None, a), r"its first parent is None"),
-    (lambda a: (a, np.array([1.0])), r"has parent 1 = array\(\[1\.\]\), a ndarray"),  # unhashable
+    (lambda a: (a, np.array([1.0])), r"has parent 1 = array\(\[1\.\]\), an ndarray"),  # unhashable
 ])
 def test_backward_names_a_parent_that_is_not_a_value(make_parents, words):
     # A node made by hand, with the constructor lesson 01 prints, from a number: the walk

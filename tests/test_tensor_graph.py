@@ -950,7 +950,7 @@ def test_no_grad_belongs_to_the_thread_that_enters_it():
 
 @pytest.mark.parametrize("make_parents, words", [
     (lambda x: (x, 2.0), "parent 1 = 2.0, a float: an op's parents are Tensors"),
-    (lambda x: (x.data, x), r"parent 0 = array\(\[1., 2.\]\), a ndarray: .*not its .data"),
+    (lambda x: (x.data, x), r"parent 0 = array\(\[1., 2.\]\), an ndarray: .*not its .data"),
     (lambda x: (x, None), "parent 1 = None, a NoneType"),
     # A tuple of one without its comma is the Tensor itself, which iterates by rows: before, its
     # rows became the parents and backward failed inside the engine ("truth value ... ambiguous").
@@ -1009,13 +1009,13 @@ def test_a_layer_given_an_array_for_a_tensor_names_it():
     w = Tensor(np.ones((3, 4)), requires_grad=True)
     b = Tensor(np.zeros(4), requires_grad=True)
     h = Tensor(np.ones((2, 4)))
-    with pytest.raises(TypeError, match="linear needs Tensors, but its argument 2 is a ndarray"):
+    with pytest.raises(TypeError, match="linear needs Tensors, but its argument 2 is an ndarray"):
         F.linear(x, w, b.data)
-    with pytest.raises(TypeError, match="linear needs Tensors, but its argument 1 is a ndarray"):
+    with pytest.raises(TypeError, match="linear needs Tensors, but its argument 1 is an ndarray"):
         F.linear(x, w.data, b)
-    with pytest.raises(TypeError, match="a layer's weight must be a Tensor, got a ndarray"):
+    with pytest.raises(TypeError, match="a layer's weight must be a Tensor, got an ndarray"):
         F.linear(x.data, w.data)
-    with pytest.raises(TypeError, match="rnn_step needs Tensors, but its argument 4 is a ndarray"):
+    with pytest.raises(TypeError, match="rnn_step needs Tensors, but its argument 4 is an ndarray"):
         F.rnn_step(x, h, w, Tensor(np.ones((4, 4))), b.data)
     # Lists and numbers too, before any shape is read from them.
     with pytest.raises(TypeError, match="linear needs Tensors, but its argument 2 is a list"):

@@ -26,7 +26,7 @@ from tinyad import graph
 from tinyad.tensor.backend import (
     NUMPY, check_holds_float64, describe, dtype_name, is_array, library, namespace, to_numpy,
 )
-from tinyad.validation import check_function, check_setting, type_name
+from tinyad.validation import a_type_name, check_function, check_setting, type_name
 
 
 def _scalar(out: Any) -> float:
@@ -83,7 +83,7 @@ def gradcheck(
         if not graph.is_node(x):
             labels = i > 0 and isinstance(x, (list, tuple, np.ndarray))  # beside the input: labels?
             raise TypeError(
-                f"gradcheck's input {i} is a {type_name(x)}: pass the Values or Tensors that "
+                f"gradcheck's input {i} is {a_type_name(x)}: pass the Values or Tensors that "
                 "f reads, for example gradcheck(f, Value(2.0)) or gradcheck(f, Tensor([1.0, 2.0]))"
                 + (". gradcheck nudges every input it is given; what needs no gradient (labels, targets) "
                    "goes inside f: gradcheck(lambda z: F.cross_entropy(z, labels), logits)" if labels else "")
@@ -301,7 +301,7 @@ def numeric_gradient(f: Callable[[Any], float], x: Any, eps: float) -> np.ndarra
     ``f`` is given float64 NumPy arrays (or floats): ``gradcheck`` checks a Tensor of any library.
     """
     if graph.is_node(x) or (is_array(x) and not isinstance(x, (np.ndarray, np.generic))):
-        what = f"a {type_name(x)}" if graph.is_node(x) else describe(x, namespace(x))
+        what = a_type_name(x) if graph.is_node(x) else describe(x, namespace(x))
         raise TypeError(
             f"numeric_gradient takes a number or a NumPy array, and gives f float64 NumPy arrays; got "
             f"{what}. Pass its numbers (x.data for a node's, a NumPy copy of another library's array), "

@@ -36,6 +36,8 @@ import inspect
 import re
 from typing import Any, Callable, Iterator, Optional, Protocol, runtime_checkable
 
+from tinyad.validation import a_type_name
+
 
 @runtime_checkable
 class Node(Protocol):
@@ -175,7 +177,7 @@ def rule_not_callable(node: Any) -> Optional[TypeError]:
     rule = node.backward_rule
     if not callable(rule):
         return TypeError(
-            f"the {node.op!r} node's backward rule is {rule!r}, a {type(rule).__name__}, not a function: "
+            f"the {node.op!r} node's backward rule is {rule!r}, {a_type_name(rule)}, not a function: "
             "give the function itself (backward_rule=the_rule, without quotes or a call)"
         )
     try:

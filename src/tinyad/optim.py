@@ -35,7 +35,7 @@ from typing import Any, Iterable, NoReturn
 
 import numpy as np
 
-from tinyad.validation import as_real, check_setting, type_name
+from tinyad.validation import a_type_name, as_real, check_setting, with_article
 from tinyad.graph import is_node
 from tinyad.tensor.backend import (
     NUMPY, all_finite, describe, dtype_name, held_by_no_tensor, is_array, namespace, refuse_torch_graph, same_device,
@@ -287,13 +287,13 @@ def _settled(k: int, p: Any, before: Any, after: Any) -> Any:
     if not _is_tensor(p):  # a Value's number
         if isinstance(after, numbers.Real) and not isinstance(after, bool):
             return as_real(after, f"parameter {k}'s data")
-        raise TypeError(f"the update made parameter {k}'s data a {type_name(after)} ({after!r:.60}), where it "
+        raise TypeError(f"the update made parameter {k}'s data {a_type_name(after)} ({after!r:.60}), where it "
                         "was a number: a Value's update writes a number")
     if isinstance(after, np.generic):
         after = np.asarray(after)
     if not is_array(after):
         raise TypeError(
-            f"the update made parameter {k}'s data a {type_name(after)} ({after!r:.60}), where it was an "
+            f"the update made parameter {k}'s data {a_type_name(after)} ({after!r:.60}), where it was an "
             f"array of shape {_shape(before)}: an update writes an array of the parameter's shape and library"
         )
     if _shape(after) != _shape(before):
@@ -349,7 +349,7 @@ def _parameter_list(params: Any) -> list:
     if isinstance(params, dict):  # list(d) would be its keys
         raise TypeError("the optimiser got a dict; pass its parameters, list(d.values())")
     if callable(getattr(params, "parameters", None)):
-        raise TypeError(f"the optimiser got a {what}; pass its parameters: model.parameters()")
+        raise TypeError(f"the optimiser got {a_type_name(params)}; pass its parameters: model.parameters()")
     if is_node(params):  # one Value or Tensor: iterating a Tensor would give its rows
         raise TypeError(f"the optimiser got one {what}; pass a list of parameters: [p]")
     if callable(params) and not hasattr(params, "__iter__"):  # model.parameters, not called
@@ -364,7 +364,7 @@ def _parameter_list(params: Any) -> list:
     if not params:
         if once:
             raise ValueError(
-                f"the optimiser got an empty {what}: a {what} gives its items once, so one already "
+                f"the optimiser got an empty {what}: {with_article(what)} gives its items once, so one already "
                 "used up (by another optimiser, or a loop) gives none. Pass a list, model.parameters()"
             )
         raise ValueError("the optimiser got an empty list of parameters")
@@ -372,7 +372,7 @@ def _parameter_list(params: Any) -> list:
     for k, p in enumerate(params):
         if not is_node(p):
             raise TypeError(
-                f"parameter {k} is a {type_name(p)}: parameters are Values or Tensors "
+                f"parameter {k} is {a_type_name(p)}: parameters are Values or Tensors "
                 "(the leaves whose .data the optimiser updates from their .grad)" + _instead_of_entry(p)
             )
         if p.parents or p.backward_rule is not None:  # an op's output (released by backward: no parents)
@@ -396,7 +396,7 @@ def _instead_of_entry(p: Any) -> str:
         return ("; it is a module: pass the parameters, model.parameters(), or for a list of layers "
                 "[p for layer in layers for p in layer.parameters()]")
     if isinstance(p, (list, tuple)) and p and all(is_node(q) for q in p):
-        return (f"; it is a {type(p).__name__} of {len(p)} parameters: pass one flat list, "
+        return (f"; it is {a_type_name(p)} of {len(p)} parameters: pass one flat list, "
                 "model.parameters() itself, or a + b to join two lists")
     return ""
 
@@ -430,11 +430,11 @@ def _check_grad(k: int, p: Any) -> None:
     refuse_torch_graph(g, f"p.grad = ... (parameter {k})", "the update")
     if not _is_tensor(p):  # a Value's: numbers, NumPy's floats among them (np.clip gives one)
         if not isinstance(data, numbers.Real) or isinstance(data, bool):  # set by hand
-            raise TypeError(f"parameter {k}'s data is a {type_name(data)} ({data!r:.60}), set by hand "
+            raise TypeError(f"parameter {k}'s data is {a_type_name(data)} ({data!r:.60}), set by hand "
                             "(p.data = ...): a Value's data is a number")
         if not isinstance(g, (int, float)):
             raise TypeError(
-                f"parameter {k} is a Value, but its gradient is a {type_name(g)} ({g!r:.60}): a Value's "
+                f"parameter {k} is a Value, but its gradient is {a_type_name(g)} ({g!r:.60}): a Value's "
                 "gradient is a Python number, and the update would make its data one too"
             )
         as_real(g, f"parameter {k}'s gradient")  # an int beyond any float is named here, not in the update
@@ -454,7 +454,7 @@ def _check_grad(k: int, p: Any) -> None:
     if not is_array(g):  # a number for a 0-d tensor: the update would make its data one too
         raise TypeError(
             f"parameter {k} is {describe(data, namespace(data))} of shape {_shape(data)}, but its "
-            f"gradient is a {type_name(g)} ({g!r:.60}): a Tensor's gradient is an array of its "
+            f"gradient is {a_type_name(g)} ({g!r:.60}): a Tensor's gradient is an array of its "
             "shape and dtype, in its library"
         )
     _check_dtype(k, g, data)
@@ -492,7 +492,7 @@ def _shape(x: Any) -> tuple[int, ...]:
 
 
 def _not_real(k: int, g: Any) -> NoReturn:
-    what = f"an array of dtype {dtype_name(g.dtype)}" if is_array(g) else f"a {type_name(g)}"
+    what = f"an array of dtype {dtype_name(g.dtype)}" if is_array(g) else a_type_name(g)
     raise TypeError(
         f"parameter {k}'s gradient is {what} ({g!r:.60}): a gradient is a real number (a "
         "Value's) or an array of real numbers in its parameter's shape (a Tensor's)"

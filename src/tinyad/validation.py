@@ -30,12 +30,25 @@ def type_name(x: Any) -> str:
     return cls.__name__
 
 
+def a_type_name(x: Any) -> str:
+    """``type_name(x)`` with its article: "an int", "an ndarray", "a float", "an MLP"."""
+    return with_article(type_name(x))
+
+
+def with_article(name: str) -> str:
+    """``name`` with the article it is read with: "an int", "an ndarray", "a float", "an MLP" (an
+    acronym's letters are read out: M is "em")."""
+    spoken_vowel = (name[0].lower() in "aeio" or name.startswith("nd")
+                    or (name.isupper() and name[0] in "AEFHILMNORSX"))
+    return f"{'an' if spoken_vowel else 'a'} {name}"
+
+
 def check_function(f: Any, who: str) -> None:
     """A TypeError unless ``f`` can be called: where a function belongs, its result (``gradcheck(f(x),
     x)``) would otherwise fail inside ``who``, in Python's words ("'Value' object is not callable")."""
     if not callable(f):
         raise TypeError(
-            f"{who} needs a function first, got a {type_name(f)} ({f!r:.60}): pass the function itself, "
+            f"{who} needs a function first, got {a_type_name(f)} ({f!r:.60}): pass the function itself, "
             f"not its result: {who}(f, x), not {who}(f(x), x) (an expression becomes a function with "
             f"lambda: {who}(lambda x: x * 2, x))"
         )

@@ -28,6 +28,7 @@ import numpy as np
 
 from tinyad.gradcheck import furthest_outside, gradcheck, numeric_gradient
 from tinyad.graph import is_node, topo_sort
+from tinyad.validation import a_type_name
 
 INDENT = " " * 12  # where the text of each part of a message starts: "  expected: ..."
 # What a check expects where the learner's code raised: the score table then shows the error.
@@ -296,7 +297,7 @@ def _show(x: Any) -> str:
     array = _real_array(x) if isinstance(x, (list, tuple)) else None
     if array is not None and array.size > SHOWN_ENTRIES:
         entries = np.array2string(array, precision=6, threshold=SHOWN_ENTRIES, edgeitems=3)
-        return f"a {type(x).__name__} of shape {array.shape}: {entries}"
+        return f"{a_type_name(x)} of shape {array.shape}: {entries}"
     shown = repr(x)
     return shown if len(shown) <= 300 else f"{shown[:300]} ... ({len(shown)} characters)"
 
@@ -310,12 +311,12 @@ def check_topo_order(order: Any, root: Any, hint: str) -> None:
     what = "a topological order of the graph"
     tried = f"the graph behind {root!r}"
     check(
-        isinstance(order, list), what, tried, "a list of nodes", f"a {type(order).__name__}",
+        isinstance(order, list), what, tried, "a list of nodes", a_type_name(order),
         "return a list",
     )
     for entry in order:
         check(
-            is_node(entry), what, tried, "a list of nodes", f"an entry {entry!r:.60} (a {type(entry).__name__})",
+            is_node(entry), what, tried, "a list of nodes", f"an entry {entry!r:.60} ({a_type_name(entry)})",
             "append the nodes themselves, not their labels or their data",
         )
     reachable = topo_sort(root)

@@ -41,7 +41,7 @@ from typing import Any, Callable, Union
 
 from tinyad import graph
 from tinyad.validation import (
-    as_real, instead_of_numpy, numpy_operator, numpy_refused, too_large_for_float, type_name, ufunc_name,
+    a_type_name, as_real, instead_of_numpy, numpy_operator, numpy_refused, too_large_for_float, type_name, ufunc_name,
 )
 
 Number = Union[int, float]
@@ -395,19 +395,19 @@ def as_float(data: object) -> float:
         )
     elif graph.is_node(data):  # a node of the array engine
         raise TypeError(
-            f"a Value and a {type(data).__name__} cannot be combined, and Value() cannot hold one: "
+            f"a Value and {a_type_name(data)} cannot be combined, and Value() cannot hold one: "
             "use Value(t.item()) for the number in a one-element tensor, or make both Tensors"
         )
     elif isinstance(data, (list, tuple)) and data and all(isinstance(v, Value) for v in data):
         raise TypeError(
-            f"a {type(data).__name__} of {len(data)} Value(s) where one number or Value belongs: a "
+            f"{a_type_name(data)} of {len(data)} Value(s) where one number or Value belongs: a "
             "network's output is a list, one Value per output (model(x)[0] for the first)"
         )
     elif (getattr(data, "size", None) == 1 and hasattr(data, "item")
           and not isinstance(data, numbers.Real)):  # a size-1 NumPy array
         return as_float(data.item())
     elif isinstance(data, (list, tuple)) or len(getattr(data, "shape", ())) >= 1:  # several numbers
-        what = (f"a {type(data).__name__} of {len(data)} entries" if isinstance(data, (list, tuple))
+        what = (f"{a_type_name(data)} of {len(data)} entries" if isinstance(data, (list, tuple))
                 else f"an array of shape {tuple(data.shape)}")
         raise TypeError(
             f"Value() needs one number, got {what}: a Value "
@@ -427,7 +427,7 @@ def op_error(op: str, parents: tuple[Value, ...], backward_rule: Rule | None) ->
     two), an operand set by hand to nan or inf, or a result beyond a float."""
     if not isinstance(parents, tuple):  # micrograd's order, Value(data, (x,), "tanh"), puts the op here
         return TypeError(
-            f"Value(...) got parents={parents!r:.60}, a {type(parents).__name__}: an op's parents are a "
+            f"Value(...) got parents={parents!r:.60}, {a_type_name(parents)}: an op's parents are a "
             "tuple of one or two Values, given in the order Value(data, label, parents, op, "
             "backward_rule), the label second"
         )
@@ -569,8 +569,8 @@ def check_parents(root: Value, who: str = "backward") -> None:
                 continue
             if not isinstance(parent, Value):
                 raise TypeError(
-                    f"{who}: the {node.op!r} node {node!r} has parent {k} = {parent!r}, a "
-                    f"{type_name(parent)}: a node's parents are Values (make a number a "
+                    f"{who}: the {node.op!r} node {node!r} has parent {k} = {parent!r}, "
+                    f"{a_type_name(parent)}: a node's parents are Values (make a number a "
                     "constant leaf first, Value(number), as the operators do)"
                 ) from None
             stack.append(parent)
@@ -587,7 +587,7 @@ def check_gradients(root: Value, who: str = "backward") -> None:
     for node in graph.topo_sort(root):
         if not _is_number(node.grad):
             raise TypeError(
-                f"{who}: {_node_name(node)} has grad = {node.grad!r:.60}, a {type_name(node.grad)}: a "
+                f"{who}: {_node_name(node)} has grad = {node.grad!r:.60}, {a_type_name(node.grad)}: a "
                 "Value's gradient is a number, and backward adds into it; clear it with v.grad = 0.0 "
                 "or the model's zero_grad() (None is how PyTorch's tensors clear theirs)"
             ) from None
@@ -604,8 +604,8 @@ def check_finite(leaves: list[Value]) -> None:
     for leaf in leaves:
         if type(leaf.grad) is not float and not _is_number(leaf.grad):  # a float, quickly, first
             raise TypeError(
-                f"backward: the gradient at {_node_name(leaf)} is a {type_name(leaf.grad)} "
-                f"({leaf.grad!r:.60}): a backward rule added a {type_name(leaf.grad)} into it, where "
+                f"backward: the gradient at {_node_name(leaf)} is {a_type_name(leaf.grad)} "
+                f"({leaf.grad!r:.60}): a backward rule added {a_type_name(leaf.grad)} into it, where "
                 "a number belongs (b instead of b.data, in a rule written by hand?)"
             )
         if not isfinite(leaf.grad):

@@ -43,7 +43,7 @@ import numpy as np
 
 from tinyad.graph import is_node
 from tinyad.tensor import numpy_namespace
-from tinyad.validation import type_name
+from tinyad.validation import a_type_name, type_name
 
 # NumPy's own namespace follows the standard from NumPy 2.1 (pyproject's floor): a NumPy
 # array's namespace is NumPy's (tinyad.tensor.numpy_namespace: NumPy, with the functions every
@@ -73,7 +73,7 @@ def node_for_an_array(node: Any) -> TypeError:
     """
     if held_as_data(node):
         return set_by_hand(held_by_no_tensor(node))
-    return TypeError(f"got a {type_name(node)} where an array belongs: an op computes with arrays (a Tensor's .data)")
+    return TypeError(f"got {a_type_name(node)} where an array belongs: an op computes with arrays (a Tensor's .data)")
 
 
 # How many nodes held_as_data asks, the refused one counted: mse's target and rnn_step's weights,
@@ -133,7 +133,7 @@ def held_by_no_tensor(data: Any) -> str:
     if type_name(data) == "Tensor":
         return TENSOR_AS_DATA
     if not is_array(data) or isinstance(data, np.generic):
-        return f"a {type_name(data)} ({data!r:.40})"
+        return f"{a_type_name(data)} ({data!r:.40})"
     if not is_float_dtype(data.dtype):
         return f"an array of {dtype_name(data.dtype)}"
     return ""
@@ -180,7 +180,7 @@ def refuse_torch_graph(x: Any, who: str, recorded: str) -> None:
     """A TypeError, where ``who`` (``"Tensor()"``, ``"backward(grad=...)"``) got a PyTorch tensor
     that requires grad: PyTorch would record ``recorded`` in a graph of its own."""
     if in_torch_graph(x):
-        raise TypeError(f"{who} got a {type_name(x)} that requires grad: PyTorch would record {recorded} in a "
+        raise TypeError(f"{who} got {a_type_name(x)} that requires grad: PyTorch would record {recorded} in a "
                         "graph of its own. Pass it .detach()")
 
 
@@ -279,7 +279,7 @@ def same_place(op: str, *tensors: Any) -> None:
         k = not_tensors[0]
         t = tensors[k]
         raise TypeError(
-            f"{op} needs Tensors, but its argument {k} is a {type_name(t)} ({t!r:.60}): "
+            f"{op} needs Tensors, but its argument {k} is {a_type_name(t)} ({t!r:.60}): "
             "pass the Tensor itself (a parameter, not its .data), so that its gradient is filled"
         ) from None
 

@@ -17,7 +17,7 @@ from typing import Any, NoReturn
 import numpy as np
 
 from tinyad import graph
-from tinyad.validation import as_real, type_name
+from tinyad.validation import a_type_name, as_real, type_name
 from tinyad.tensor.backend import (
     NUMPY, NUMPY_FLOAT_DTYPES, all_finite, check_holds_float64, device, dtype_name, float_dtype, is_array,
     is_float_dtype, namespace, refuse_torch_graph, to_numpy,
@@ -49,7 +49,7 @@ def as_float_array(data: Any, dtype: Any = None) -> Any:
         if graph.is_node(data):
             instead = NODE_DATA.get(type_name(data), "its numbers, .data")
             raise TypeError(
-                f"Tensor() got a {type_name(data)}; a new Tensor cannot carry its graph: use {instead}"
+                f"Tensor() got {a_type_name(data)}; a new Tensor cannot carry its graph: use {instead}"
             )
     if dtype is not None:
         dtype = np.dtype(float_dtype(dtype, np))

@@ -58,7 +58,7 @@ from tinyad.tensor.backend import (
 from tinyad.tensor.elementwise import stable_sigmoid
 from tinyad.tensor.reductions import axes
 from tinyad.tensor.tensor import Tensor, constant
-from tinyad.validation import check_flag, type_name
+from tinyad.validation import a_type_name, check_flag, type_name
 
 Labels = Union[Sequence[int], np.ndarray, Tensor]
 
@@ -80,7 +80,7 @@ def _constant_like(x: Any, weight: Tensor) -> Tensor:
         return x  # (two libraries: the layer names both)
     if not isinstance(weight, Tensor):
         raise TypeError(
-            f"a layer's weight must be a Tensor, got a {type_name(weight)}: pass the Tensor "
+            f"a layer's weight must be a Tensor, got {a_type_name(weight)}: pass the Tensor "
             "itself (a parameter, not its .data), so that its gradient is filled"
         )
     try:

@@ -96,7 +96,7 @@ import numpy as np
 
 from tinyad import graph
 from tinyad.validation import (
-    check_flag, instead_of_numpy, numpy_operator, numpy_refused, type_name, ufunc_name,
+    a_type_name, check_flag, instead_of_numpy, numpy_operator, numpy_refused, type_name, ufunc_name,
 )
 from tinyad.tensor import binary, elementwise, grad_mode, reductions, shapes
 from tinyad.tensor.conversion import as_float_array, kind_of_list, too_large
@@ -416,7 +416,7 @@ class Tensor:
         if not isinstance(other, (numbers.Real, np.ndarray, list, tuple)) and not is_array(other):
             if graph.is_node(other):  # a Value: the two engines' graphs do not join
                 raise TypeError(
-                    f"a Tensor and a {type(other).__name__} cannot be combined: use Tensor(v.data) "
+                    f"a Tensor and {a_type_name(other)} cannot be combined: use Tensor(v.data) "
                     "for a constant, or make both Values"
                 )
             raise TypeError(
@@ -800,7 +800,7 @@ def _check_gradient_array(grad: Any, node: Tensor) -> None:
         )
     if not hasattr(grad, "shape") or not hasattr(grad, "dtype"):
         raise TypeError(
-            f"a backward rule gave a {type_name(grad)} ({grad!r:.60}) to accumulate (for a tensor of "
+            f"a backward rule gave {a_type_name(grad)} ({grad!r:.60}) to accumulate (for a tensor of "
             f"shape {node.shape}): a gradient is an array of the tensor's shape, in its library"
         )
 
@@ -823,10 +823,10 @@ def _gradient_set_by_hand(own: Any, node: Tensor) -> TypeError:
     elif isinstance(own, np.generic):
         what = f"a NumPy scalar ({type_name(own)}), not an array"
     elif hasattr(own, "shape") and hasattr(own, "dtype"):
-        kind = describe(own, namespace(own)) if is_array(own) else f"a {type_name(own)}"
+        kind = describe(own, namespace(own)) if is_array(own) else a_type_name(own)
         what = f"{kind} of shape {tuple(own.shape)} and dtype {dtype_name(own.dtype)}"
     else:
-        what = f"a {type_name(own)} ({own!r:.40})"
+        what = f"{a_type_name(own)} ({own!r:.40})"
     if in_torch_graph(own):
         what += " that requires grad (in PyTorch's own graph: set grad.detach())"
     elif is_array(own) and namespace(own) is node.xp is not NUMPY and not same_device(own, node.data, node.xp):
@@ -892,7 +892,7 @@ def constant(x: Any, like: Tensor, dtype: Any = None) -> Tensor:
         return Tensor(like.xp.asarray(array, device=like.device))
     except (TypeError, ValueError, RuntimeError):  # the library's words for a dtype its device has not
         if array.dtype == np.float64:
-            check_holds_float64(like.xp, like.device, f"a {type_name(x)} of numbers becomes float64, as in NumPy",
+            check_holds_float64(like.xp, like.device, f"{a_type_name(x)} of numbers becomes float64, as in NumPy",
                                 "give the numbers as an array of the tensor's dtype on its device, "
                                 "t.xp.asarray(numbers, dtype=t.dtype, device=t.device)")
         raise
@@ -912,7 +912,7 @@ def _refuse_in_place_on_a_parameter(t: Tensor, op: str) -> None:
 def _parents_not_a_tuple(parents: Any, op: str) -> TypeError:
     """The error for an op's output whose ``parents`` is not a tuple (a Tensor iterates by rows)."""
     return TypeError(
-        f"the {op!r} node got parents={parents!r:.60}, a {type_name(parents)}: an op's parents are a "
+        f"the {op!r} node got parents={parents!r:.60}, {a_type_name(parents)}: an op's parents are a "
         "tuple of Tensors, parents=(x, w), and a tuple of one needs its comma, parents=(x,)"
     )
 
@@ -922,7 +922,7 @@ def _not_a_parent(parent: Any, parents: tuple, op: str) -> TypeError:
     k = next(i for i, p in enumerate(parents) if p is parent)
     hint = " (the Tensor itself, not its .data)" if is_array(parent) else ""
     return TypeError(
-        f"the {op!r} node got parent {k} = {parent!r:.60}, a {type_name(parent)}: an op's "
+        f"the {op!r} node got parent {k} = {parent!r:.60}, {a_type_name(parent)}: an op's "
         f"parents are Tensors{hint}; make a constant a Tensor first, as the operators do "
         "(x.new_node(data, parents=(x, w), op=..., backward_rule=...))"
     )
