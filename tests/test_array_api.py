@@ -457,6 +457,8 @@ def test_numpy_namespace_gives_numpys_results():
     assert xp.ones_like(a).sum() == 12 and not xp.zeros_like(a).any()
     assert xp.isdtype(np.dtype(np.int8), "integral") and xp.isdtype(np.dtype(np.float32), ("bool", "real floating"))
     assert not xp.isdtype(np.dtype(np.float32), "integral") and xp.exp is np.exp
+    assert not xp.isdtype(np.dtype(np.float32), ("bool", "integral"))
+    assert xp.isdtype(np.dtype(np.int8), np.int8) and not xp.isdtype(np.dtype(np.int8), np.float32)
     assert xp.__array_api_version__ == np.__array_api_version__
 
 
