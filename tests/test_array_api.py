@@ -439,8 +439,8 @@ def test_numpy_arrays_need_no_lookup():
 def test_numpy_namespace_gives_numpys_results():
     xp = backend.NUMPY
     a = np.random.default_rng(0).normal(size=(3, 4))
-    # Each setting given, and each left to its default (keepdims=False, axis=None): a lesson's own
-    # namespace-generic code calls xp.max(x) as the standard writes it.
+    # Each setting given, and each left to its default (keepdims=False, axis=None): lessons 06 and
+    # 10 hand a learner this namespace (x.xp), whose own code may leave any setting out.
     settings = [{}, {"axis": 0}] + [dict(axis=axis, keepdims=keepdims)
                                     for axis in (None, 0, (0, 1), ()) for keepdims in (False, True)]
     for kwargs in settings:

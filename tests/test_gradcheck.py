@@ -548,3 +548,14 @@ def test_f_is_the_same_each_time_within_rounding_and_nan_once_is_not():
 def test_what_gradcheck_is_given_in_place_of_a_node_is_named_with_its_article(x, words):
     with pytest.raises(TypeError, match=f"gradcheck's input 0 is {words}: pass the Values or Tensors"):
         gradcheck(lambda v: v * v, x)
+
+
+@pytest.mark.parametrize("name, words", [
+    ("int", "an int"), ("ndarray", "an ndarray"), ("object", "an object"), ("float", "a float"),
+    ("uint8", "a uint8"), ("NoneType", "a NoneType"), ("MLP", "an MLP"), ("SGD", "an SGD"),
+    ("RNN", "an RNN"), ("Linear", "a Linear"), ("torch.Tensor", "a torch.Tensor"),
+])
+def test_a_type_is_named_with_the_article_it_is_read_with(name, words):
+    from tinyad.validation import with_article
+
+    assert with_article(name) == words

@@ -501,7 +501,7 @@ def test_operands_that_are_not_numbers_are_named_whatever_the_operator():
     for make in (lambda: Value(10**400), lambda: Value(2.0) * 10**400, lambda: Value(2.0) ** 10**400):
         with pytest.raises(ValueError, match="an int of 401 digits"):
             make()
-    # A large int exponent that is a float is an exponent: 1 and -1 to it, and its slope.
+    # An int exponent in the thousands is no int too large: 1 and -1 to it, and the slope there.
     for x, n, expected, slope in [(1.0, 5000, 1.0, 5000.0), (-1.0, 5001, -1.0, 5001.0)]:
         y = Value(x) ** n
         y.backward()

@@ -43,7 +43,7 @@ import numpy as np
 
 from tinyad.graph import is_node
 from tinyad.tensor import numpy_namespace
-from tinyad.validation import a_type_name, type_name
+from tinyad.validation import a_type_name, type_name, with_article
 
 # NumPy's own namespace follows the standard from NumPy 2.1 (pyproject's floor): a NumPy
 # array's namespace is NumPy's (tinyad.tensor.numpy_namespace: NumPy, with the functions every
@@ -216,7 +216,7 @@ def describe(array: Any, xp: ModuleType, with_device: bool = False) -> str:
     if is_array(array):
         xp = namespace(array)
     name = library(xp)
-    words = f"{'an' if name[0] in 'aeiou' else 'a'} {name} {'tensor' if name == 'torch' else 'array'}"
+    words = f"{with_article(name)} {'tensor' if name == 'torch' else 'array'}"
     return f"{words} on {device(array, xp)}" if with_device else words
 
 
