@@ -250,16 +250,15 @@ CASES = [
 
 
 def group_size(step: Callable[[], object], synchronise: Callable[[Any], None], budget: float) -> int:
-    """How many calls of ``step`` fill about ``budget`` seconds (at least one, a power of 4)."""
-    number = 1
-    while True:
+    """How many calls of ``step`` fill about ``budget`` seconds (at least one), from the fastest of
+    three calls: the first calls are slow (memory and caches new to them; on a GPU, loading its
+    kernels), and groups sized from them alone would stay short."""
+    once = float("inf")
+    for _ in range(3):
         start = time.perf_counter()
-        for _ in range(number):
-            result = step()
-        synchronise(result)
-        if time.perf_counter() - start >= budget or number >= 4 ** 8:
-            return number
-        number *= 4
+        synchronise(step())
+        once = min(once, time.perf_counter() - start)
+    return max(1, min(4 ** 8, round(budget / once)))
 
 
 def measure(steps: dict[str, tuple[Callable[[], object], Callable[[Any], None]]], repeats: int,
