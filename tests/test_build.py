@@ -343,30 +343,10 @@ def test_the_lessons_on_the_hub_point_at_the_assignment_and_validate(tmp_path):
             assert nbgrader_course.CHECK_THEM in text, name
 
 
-def isolated_venv_with_these_packages(venv: Path) -> None:
-    """A new virtual environment that sees the packages of the environment running the tests
-    (so nothing downloads) and nothing of the interpreter's own site-packages, whose older or
-    stray packages (a second nbval, say) would otherwise be imported instead.
-
-    The running environment's site-packages folders are listed in a ``.pth`` file: their
-    packages import, but their own ``.pth`` files (the course's editable install among
-    them) are not read, so the new environment installs and imports its own tinyad."""
-    import site
-    import subprocess
-
-    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
-    (new_site,) = [*venv.glob("lib/python*/site-packages"), *venv.glob("Lib/site-packages")]  # Windows: Lib
-    ours = [p for p in site.getsitepackages() if Path(p).is_dir()]
-    (new_site / "test-environment.pth").write_text("\n".join(ours) + "\n", encoding="utf-8")
-
-
-def test_the_release_installs_in_a_clean_environment_and_grades_its_blank_exercises(tmp_path):
+def test_the_release_installs_in_a_clean_environment_and_grades_its_blank_exercises(release):
     """No solutions and no tests in it; installed into a new virtual environment, it imports
     its own tinyad and grades its blanks."""
-    import subprocess
-
-    copy = tmp_path / "course"
-    build.release(copy)
+    copy = release.folder
     files = {p.relative_to(copy).as_posix() for p in copy.rglob("*") if p.is_file() and ".git" not in p.parts}
     assert not any(f.startswith("solutions/") for f in files)
     assert [f for f in files if f.startswith("tests/")] == ["tests/nbval_sanitize.cfg"]
@@ -402,25 +382,16 @@ def test_the_release_installs_in_a_clean_environment_and_grades_its_blank_exerci
         for path in re.findall(r"\b(?:tests|tools)/[\w./-]*\w", (copy / name).read_text(encoding="utf-8")):
             assert path in files, f"the release's {name} names {path}, which the release lacks"
 
-    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME")}
-    venv = tmp_path / "venv"
-    python = str(venv / "Scripts" / "python.exe" if os.name == "nt" else venv / "bin" / "python")
-    isolated_venv_with_these_packages(venv)
-
-    def run(*command: str) -> str:
-        done = subprocess.run([python, *command], cwd=copy, env=env, capture_output=True, text=True, timeout=300)
-        return done.stdout + done.stderr
-
+    run = release.run
     if sys.prefix != sys.base_prefix:  # the tests run in a virtual environment, as the README's do
         seen = run("-c", "import sys; print([p for p in sys.path if 'site-packages' in p "
                          "and p.startswith(sys.base_prefix)])").strip()
         assert seen == "[]", f"the new environment sees the interpreter's own site-packages: {seen}"
-    out = run("-m", "pip", "install", "--no-deps", "--no-build-isolation", "-e", ".")
-    assert "Successfully installed tinyad" in out, out
+    assert "Successfully installed tinyad" in release.installed, release.installed
     imported = run("-c", "import tinyad; print(tinyad.__file__)").strip()
     own = copy / "src" / "tinyad" / "__init__.py"
     assert Path(imported).is_file() and os.path.samefile(imported, own), imported  # however Windows spells it
-    out = run("-m", "pytest", "--nbval-lax", "exercises/", "-p", "no:cacheprovider")
+    out = release.grading
     last = out.rstrip().splitlines()[-1]
     exercises = sum(1 for line in out.splitlines() if line.startswith("  Exercise ") and line.endswith("not started"))
     assert exercises >= 17 and last == f"{exercises} exercises: 0 passed, 0 failed, {exercises} not started", out

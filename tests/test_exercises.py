@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import ast
 import re
-import subprocess
 import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -389,17 +388,13 @@ def fresh_exercises() -> dict[str, nbformat.NotebookNode]:
 
 
 @pytest.fixture(scope="module")
-def blank_run(tmp_path_factory) -> dict[str, list[tuple[str, str]]]:
-    """The learner's autograde command on every exercise made afresh from its solution, in a
-    copy of the course: per notebook, per code cell, ('passed', '') or ('failed', exception name)."""
-    copy = course_copy(tmp_path_factory.mktemp("course"), fresh_exercises())
-    junit = copy / "junit.xml"
-    command = [sys.executable, "-m", "pytest", "--nbval-lax", "exercises/",
-               "-p", "no:cacheprovider", f"--junitxml={junit}"]
-    run = subprocess.run(command, cwd=copy, capture_output=True, text=True, timeout=600)
-    assert junit.exists(), f"{' '.join(command)} did not run:\n{run.stdout}\n{run.stderr}"
+def blank_run(release) -> dict[str, list[tuple[str, str]]]:
+    """The learner's autograde command on every exercise made afresh from its solution (as the
+    learners' release holds them, tests/conftest.py): per notebook, per code cell, ('passed', '')
+    or ('failed', exception name)."""
+    assert release.junit.exists(), f"the learners' command did not run:\n{release.grading}"
     results: dict[str, list[tuple[str, str]]] = {}
-    for case in ET.parse(junit).iter("testcase"):
+    for case in ET.parse(release.junit).iter("testcase"):
         notebook = case.get("classname", "").rsplit(".", 2)  # exercises.01_value.ipynb
         name = ".".join(notebook[-2:])
         problem = case.find("failure")

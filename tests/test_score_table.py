@@ -359,10 +359,6 @@ def test_the_table_on_blank_half_done_and_finished_exercises(tmp_path):
         "  Exercise 3: how many nodes?                        not started",
         "9 exercises: 4 passed, 1 failed, 4 not started",
     ], out
-    # On one notebook, from inside exercises/ (the plugin and settings are found from there too).
-    out = grade(course / "exercises", "01_half.ipynb")
-    assert out.rstrip().endswith("3 exercises: 1 passed, 1 failed, 1 not started"), out
-    assert "01_half.ipynb  (1 of 3 passed)\n  Exercise 1: multiplication on a Value of your own  passed" in out
 
 
 def test_no_table_where_nothing_is_an_exercise(tmp_path):
