@@ -8,8 +8,9 @@ is followed by a check cell; and for every exercise notebook:
 - it is exactly what ``tools/nbtools.make_exercise`` makes from its solution, unless it
   holds a learner's work (run, or blanks filled in: ``build.learner_work``), in which case
   this instructor check is skipped with a message saying so;
-- made afresh from its solution into a temporary copy of the course and run as a learner
-  runs it with the blanks left in (``pytest --nbval-lax exercises/``), every check cell
+- made afresh from its solution into the learners' release of the course (made and installed
+  once, tests/conftest.py) and run as a learner runs it with the blanks left in
+  (``pytest --nbval-lax exercises/``), every check cell
   fails, with a check's AssertionError (grading's CheckFailed) or a NotImplementedError, and
   every other cell passes (a NameError or a failing set-up cell means a broken notebook). A
   learner's answers in ``exercises/`` therefore never turn the test command red.
