@@ -258,7 +258,7 @@ def group_size(step: Callable[[], object], synchronise: Callable[[Any], None], b
         start = time.perf_counter()
         synchronise(step())
         once = min(once, time.perf_counter() - start)
-    return max(1, min(4 ** 8, round(budget / once)))
+    return max(1, min(4 ** 8, round(budget / max(once, 1e-9))))  # a clock too coarse to see one call: 0 s
 
 
 def measure(steps: dict[str, tuple[Callable[[], object], Callable[[Any], None]]], repeats: int,

@@ -262,3 +262,16 @@ def test_every_kernel_is_shut_down_between_notebooks():
             check.shut_down_kernels(lab)
     finally:
         server.shutdown()
+
+
+@pytest.mark.parametrize("trusted, seen, passes", [
+    (False, [0, 21], True), (False, [21, 21], False), (False, [3, 21], False),
+    (True, [21, 21], True), (True, [0, 21], False), (True, [20, 21], False),
+])
+def test_a_notebook_reads_as_trusted_only_once_signed_and_then_in_every_cell(trusted, seen, passes):
+    page = types.SimpleNamespace(execute_script=lambda script, *args: seen)
+    if passes:
+        check.check_trusted(page, "04_network", trusted)
+    else:
+        with pytest.raises(check.CheckFailed, match=f"{seen[0]} of the 21 code cells with outputs read as trusted"):
+            check.check_trusted(page, "04_network", trusted)
