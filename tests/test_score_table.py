@@ -12,11 +12,14 @@ from __future__ import annotations
 
 import copy
 import json
+import os
 import re
 import subprocess
 import sys
 import time
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
+from typing import Callable, Iterator
 
 import nbformat
 import pytest
@@ -338,9 +341,60 @@ def grade(folder: Path, *args: str) -> str:
     return run.stdout
 
 
-def test_the_table_on_blank_half_done_and_finished_exercises(tmp_path):
-    course = course_copy(tmp_path, copies_of_lesson_01())
-    out = grade(course, "exercises/")
+# -- the gradings: real pytest runs, as many at once as there are cores ---------------------------
+#
+# A grading is a function that writes its notebooks in an empty folder and returns its pytest runs
+# there, each (the folder pytest starts in, its arguments). A test that asserts on one carries
+# ``@mark_grading(function)`` and takes the ``graded`` fixture: what each run printed. A run keeps
+# one core busy (a Python importing pytest and nbval, then a kernel for each notebook), and one by
+# one they were a third of the test command's time: the module starts every grading its selected
+# tests ask for at once, as many running together as this process may use cores (CI pins it to one
+# where the lessons run beside it, whose timings a busy core would slow).
+
+Run = tuple[Path, tuple[str, ...]]
+Grading = Callable[[Path], list[Run]]
+AT_ONCE = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+
+
+def mark_grading(grading: Grading) -> pytest.MarkDecorator:
+    """The mark of a test that asserts on ``grading``'s runs (given a function alone, a mark would
+    take it for the test it marks: hence ``with_args``)."""
+    return pytest.mark.grading.with_args(grading)
+
+
+@pytest.fixture(scope="module")
+def started(request, tmp_path_factory) -> Iterator[dict[Grading, list[Future]]]:
+    """Each grading that a test of this module selected in this session asks for (the slips by taking
+    the ``slips`` fixture), with its runs started."""
+    wanted: list[Grading] = []
+    for item in request.session.items:
+        if getattr(item, "module", None) is not request.module:
+            continue
+        asked = [mark.args[0] for mark in item.iter_markers("grading")]
+        asked += [slips_graded] if "slips" in item.fixturenames else []
+        wanted += [grading for grading in asked if grading not in wanted]
+    wanted.sort(key=lambda grading: grading is not slips_graded)  # first: its one run takes longest
+    with ThreadPoolExecutor(max_workers=AT_ONCE) as pool:
+        yield {grading: [pool.submit(grade, folder, *args) for folder, args in grading(tmp_path_factory.mktemp("run"))]
+               for grading in wanted}
+        pool.shutdown(cancel_futures=True)  # a run no test waited for: the session was stopped
+
+
+@pytest.fixture
+def graded(request, started) -> list[str]:
+    """What each run of the test's grading printed."""
+    marker = request.node.get_closest_marker("grading")
+    assert marker is not None, "a test that takes graded carries @mark_grading(its grading)"
+    return [run.result() for run in started[marker.args[0]]]
+
+
+def lesson_01_copies(folder: Path) -> list[Run]:
+    return [(course_copy(folder, copies_of_lesson_01()), ("exercises/",))]
+
+
+@mark_grading(lesson_01_copies)
+def test_the_table_on_blank_half_done_and_finished_exercises(graded):
+    [out] = graded
     table = out[out.index("= score ="):].splitlines()[1:]
     assert table == [
         "exercises/01_blank.ipynb  (0 of 3 passed)",
@@ -361,9 +415,14 @@ def test_the_table_on_blank_half_done_and_finished_exercises(tmp_path):
     ], out
 
 
-def test_no_table_where_nothing_is_an_exercise(tmp_path):
+def a_plain_lesson(folder: Path) -> list[Run]:
     lesson = v4.new_notebook(cells=[v4.new_markdown_cell("## Exercise-free"), v4.new_code_cell("1 + 1")])
-    out = grade(course_copy(tmp_path, {"99_plain.ipynb": lesson}), "exercises/")
+    return [(course_copy(folder, {"99_plain.ipynb": lesson}), ("exercises/",))]
+
+
+@mark_grading(a_plain_lesson)
+def test_no_table_where_nothing_is_an_exercise(graded):
+    [out] = graded
     assert "1 passed" in out and "= score =" not in out
 
 
@@ -420,18 +479,30 @@ def table_of(out: str) -> list[str]:
     return out[out.index("= score ="):].splitlines()[1:]
 
 
+def small_graded_from(where: str) -> Grading:
+    """The small exercise in a copy of the course, graded from ``where``: its root, its
+    ``exercises/``, or a folder beside the course."""
+    def grading(folder: Path) -> list[Run]:
+        course = course_copy(folder / "course", {SMALL: small_exercise()})
+        notebook = course / "exercises" / SMALL
+        started, argument = {"root": (course, f"exercises/{SMALL}"), "exercises": (course / "exercises", SMALL),
+                             "elsewhere": (folder / "elsewhere", str(notebook))}[where]
+        started.mkdir(exist_ok=True)
+        return [(started, (argument,))]
+    return grading
+
+
+FROM_ROOT, FROM_EXERCISES, FROM_ELSEWHERE = (small_graded_from(where) for where in ("root", "exercises", "elsewhere"))
+
+
 # The folder pytest started in is pytest's to say (one case asks it under the oldest pytest).
-@pytest.mark.parametrize("where", [pytest.param("root", marks=PYTEST_INTERFACE), "exercises", "elsewhere"])
-def test_the_table_from_the_root_from_exercises_and_from_elsewhere(tmp_path, where):
-    course = course_copy(tmp_path / "course", {SMALL: small_exercise()})
-    notebook = course / "exercises" / SMALL
-    started, argument, shown = {
-        "root": (course, f"exercises/{SMALL}", f"exercises/{SMALL}"),
-        "exercises": (course / "exercises", SMALL, SMALL),
-        "elsewhere": (tmp_path / "elsewhere", str(notebook), f"../course/exercises/{SMALL}"),
-    }[where]
-    started.mkdir(exist_ok=True)
-    out = grade(started, argument)
+@pytest.mark.parametrize("shown", [
+    pytest.param(f"exercises/{SMALL}", marks=[PYTEST_INTERFACE, mark_grading(FROM_ROOT)], id="root"),
+    pytest.param(SMALL, marks=mark_grading(FROM_EXERCISES), id="exercises"),
+    pytest.param(f"../course/exercises/{SMALL}", marks=mark_grading(FROM_ELSEWHERE), id="elsewhere"),
+])
+def test_the_table_from_the_root_from_exercises_and_from_elsewhere(graded, shown):
+    [out] = graded
     assert "INTERNALERROR" not in out, out
     assert table_of(out) == [f"{shown}  (1 of 4 passed)", *SMALL_TABLE], out
     # Above the table, each failed check shows its message, and nothing of the grading code.
@@ -440,19 +511,27 @@ def test_the_table_from_the_root_from_exercises_and_from_elsewhere(tmp_path, whe
     assert "NotImplementedError: Exercise 3 is not started" in plain, out
 
 
+def a_notebook_sent(folder: Path) -> list[Run]:
+    """The small exercise outside the course, graded from the course's root as it is, then with the plugin
+    named; and one in the course with the plugin named."""
+    course = course_copy(folder / "course", {SMALL: small_exercise()})
+    (folder / "sent").mkdir()
+    nbtools.write(small_exercise(), folder / "sent" / SMALL)
+    named = ("-p", "tinyad.course.score_table", "--nbval-current-env")
+    return [(course, (str(folder / "sent" / SMALL),)), (course, (*named, str(folder / "sent" / SMALL))),
+            (course, (*named, f"exercises/{SMALL}"))]
+
+
 @PYTEST_INTERFACE
-def test_a_notebook_outside_the_course_is_graded_with_the_plugin_named(tmp_path):
+@mark_grading(a_notebook_sent)
+def test_a_notebook_outside_the_course_is_graded_with_the_plugin_named(graded):
     """Outside the course pytest reads neither its settings nor its conftest.py, so README's
     command for a notebook a learner sent names the plugin and the kernel; inside the course,
     where conftest.py loads the plugin too, naming it again prints the table once."""
-    course = course_copy(tmp_path / "course", {SMALL: small_exercise()})
-    (tmp_path / "sent").mkdir()
-    nbtools.write(small_exercise(), tmp_path / "sent" / SMALL)
-    named = ["-p", "tinyad.course.score_table", "--nbval-current-env"]
-    assert "= score =" not in grade(course, str(tmp_path / "sent" / SMALL))
-    out = grade(course, *named, str(tmp_path / "sent" / SMALL))
+    unnamed, out, inside = graded
+    assert "= score =" not in unnamed
     assert "INTERNALERROR" not in out and table_of(out) == [f"../sent/{SMALL}  (1 of 4 passed)", *SMALL_TABLE], out
-    out = grade(course, *named, f"exercises/{SMALL}")
+    out = inside
     assert out.count("= score =") == 1 and table_of(out) == [f"exercises/{SMALL}  (1 of 4 passed)", *SMALL_TABLE], out
 
 
@@ -598,16 +677,20 @@ SLIPS = {"91_as_given.ipynb": small_exercise, "92_hanging.ipynb": hanging, "93_c
          "85_cut_short.ipynb": None}  # not a notebook: a file cut short (written below)
 
 
-@pytest.fixture(scope="module")
-def slips(tmp_path_factory) -> tuple[str, dict[str, list[str]]]:
-    """pytest's output for the notebooks of ``SLIPS``, graded in one run (a kernel each; a cell
-    gets 3 s, so the hanging one stops soon), and each notebook's rows of the table."""
-    folder = tmp_path_factory.mktemp("slips")
+def slips_graded(folder: Path) -> list[Run]:
+    """The notebooks of ``SLIPS``, graded in one run (a kernel each; a cell gets 3 s, so the hanging
+    one stops soon)."""
     for name, make in SLIPS.items():
         if make is not None:
             nbtools.write(make(), folder / name)
     (folder / "85_cut_short.ipynb").write_text(nbtools.dumps(small_exercise())[:2000], encoding="utf-8")
-    out = grade(folder, "-p", "tinyad.course.score_table", "--nbval-cell-timeout=3", *SLIPS)
+    return [(folder, ("-p", "tinyad.course.score_table", "--nbval-cell-timeout=3", *SLIPS))]
+
+
+@pytest.fixture(scope="module")
+def slips(started) -> tuple[str, dict[str, list[str]]]:
+    """pytest's output for the notebooks of ``SLIPS``, and each notebook's rows of the table."""
+    [out] = [run.result() for run in started[slips_graded]]
     rows: dict[str, list[str]] = {}
     for line in table_of(out)[:-1]:  # the last line counts them all
         if line.startswith("  "):
@@ -718,23 +801,32 @@ def test_a_notebook_that_cannot_be_read_is_named_and_the_others_are_graded(slips
     assert "error during collection" not in out and "Interrupted" not in out, out
 
 
+def unreadable_neighbours(folder: Path) -> list[Run]:
+    """The small exercise beside three notebooks that cannot be read: graded alone, with two of them,
+    and one of them alone."""
+    nbtools.write(small_exercise(), folder / "91_as_given.ipynb")
+    (folder / "85_cut_short.ipynb").write_text(nbtools.dumps(small_exercise())[:2000], encoding="utf-8")
+    null_source = json.loads(nbtools.dumps(small_exercise()))
+    null_source["cells"][1]["source"] = None
+    (folder / "84_null_source.ipynb").write_text(json.dumps(null_source), encoding="utf-8")
+    null_tags = json.loads(nbtools.dumps(small_exercise()))  # as JupyterLab's metadata editor lets one write
+    null_tags["cells"][3]["metadata"]["tags"] = None
+    (folder / "83_null_tags.ipynb").write_text(json.dumps(null_tags), encoding="utf-8")
+    plugin = ("-p", "tinyad.course.score_table")
+    return [(folder, (*plugin, "91_as_given.ipynb")),
+            (folder, (*plugin, "91_as_given.ipynb", "84_null_source.ipynb", "83_null_tags.ipynb")),
+            (folder, (*plugin, "85_cut_short.ipynb"))]
+
+
 @PYTEST_INTERFACE
-def test_only_the_notebooks_asked_for_are_named_unreadable_and_a_null_source_is_one(tmp_path):
+@mark_grading(unreadable_neighbours)
+def test_only_the_notebooks_asked_for_are_named_unreadable_and_a_null_source_is_one(graded):
     # pytest collects every file of a folder on its way to the one asked for: grading 91 alone
     # named its unreadable neighbours. A cell whose source is null passed nbformat's reading and
     # stopped nbval's collection, and with it every notebook ("not run").
-    nbtools.write(small_exercise(), tmp_path / "91_as_given.ipynb")
-    (tmp_path / "85_cut_short.ipynb").write_text(nbtools.dumps(small_exercise())[:2000], encoding="utf-8")
-    null_source = json.loads(nbtools.dumps(small_exercise()))
-    null_source["cells"][1]["source"] = None
-    (tmp_path / "84_null_source.ipynb").write_text(json.dumps(null_source), encoding="utf-8")
-    null_tags = json.loads(nbtools.dumps(small_exercise()))  # as JupyterLab's metadata editor lets one write
-    null_tags["cells"][3]["metadata"]["tags"] = None
-    (tmp_path / "83_null_tags.ipynb").write_text(json.dumps(null_tags), encoding="utf-8")
-    alone = table_of(grade(tmp_path, "-p", "tinyad.course.score_table", "91_as_given.ipynb"))
+    alone_out, out, nothing_read = graded
+    alone = table_of(alone_out)
     assert not any("cannot be read" in line for line in alone) and "could not be read" not in alone[-1], alone
-    out = grade(tmp_path, "-p", "tinyad.course.score_table", "91_as_given.ipynb", "84_null_source.ipynb",
-                "83_null_tags.ipynb")
     lines = table_of(out)
     # Each says where the notebook is wrong, for the learner to find it (it said only what).
     assert "84_null_source.ipynb  (cannot be read, so not graded: NotebookValidationError: None is not valid " \
@@ -742,7 +834,7 @@ def test_only_the_notebooks_asked_for_are_named_unreadable_and_a_null_source_is_
     assert "83_null_tags.ipynb  (cannot be read, so not graded: NotebookValidationError: None is not of type " \
            "'array', at cells/3/metadata/tags)" in lines, out
     assert "Interrupted" not in out and "91_as_given.ipynb  (1 of 4 passed" in out, out
-    nothing_read = grade(tmp_path, "-p", "tinyad.course.score_table", "85_cut_short.ipynb")  # a table of no rows
+    # A table of no rows.
     assert "INTERNALERROR" not in nothing_read and "1 notebook could not be read" in table_of(nothing_read)[-1]
 
 
@@ -929,12 +1021,17 @@ def test_the_last_line_counts_every_notebooks_exercises(slips):
         "1 notebook could not be read"), out
 
 
-@PYTEST_INTERFACE
-def test_exercises_pytest_stopped_before_are_not_run(tmp_path):
-    # They read "not started", and a notebook pytest never reached was missing from the table.
+def stopped_at_the_first_failure(folder: Path) -> list[Run]:
     for name in (SMALL, "99_then_this.ipynb"):
-        nbtools.write(small_exercise(), tmp_path / name)
-    out = grade(tmp_path, "-p", "tinyad.course.score_table", "-x", ".")  # stops at exercise 2's check
+        nbtools.write(small_exercise(), folder / name)
+    return [(folder, ("-p", "tinyad.course.score_table", "-x", "."))]  # stops at exercise 2's check
+
+
+@PYTEST_INTERFACE
+@mark_grading(stopped_at_the_first_failure)
+def test_exercises_pytest_stopped_before_are_not_run(graded):
+    # They read "not started", and a notebook pytest never reached was missing from the table.
+    [out] = graded
     stopped = "not run: pytest stopped before its cells (-x, --maxfail, or Ctrl-C)"
     assert table_of(out) == [
         f"{SMALL}  (1 of 4 passed)",
@@ -951,8 +1048,13 @@ def test_exercises_pytest_stopped_before_are_not_run(tmp_path):
     ], out
 
 
-def test_no_table_when_pytest_only_collects(tmp_path):
+def only_collected(folder: Path) -> list[Run]:
+    nbtools.write(small_exercise(), folder / SMALL)
+    return [(folder, ("-p", "tinyad.course.score_table", "--collect-only", SMALL))]
+
+
+@mark_grading(only_collected)
+def test_no_table_when_pytest_only_collects(graded):
     # Every row would have read "not run": the notebooks are taken at collection.
-    nbtools.write(small_exercise(), tmp_path / SMALL)
-    out = grade(tmp_path, "-p", "tinyad.course.score_table", "--collect-only", SMALL)
+    [out] = graded
     assert "collected" in out and "= score =" not in out, out
