@@ -524,6 +524,11 @@ def test_check_array_gradient_allows_a_tolerance_relative_to_the_gradient():
     assert "expected: 0.001 at index (0,) (finite differences)" in text
 
 
+def test_check_array_gradient_with_no_tolerance_passes_a_gradient_equal_to_the_differences():
+    # atol=0 and rtol=0 leave no room but equality: a flat function's gradient of zeros, exactly.
+    grading.check_array_gradient(lambda x: np.sum(0.0 * x), X, np.zeros_like(X), "w", "t", "h", atol=0, rtol=0)
+
+
 def test_check_array_gradient_given_none_says_to_return_the_gradient():
     text = failure_of(lambda: grading.check_array_gradient(cube_sum, X, None, "w", "t", "3 x^2"))
     assert text.endswith("hint:     return the gradient: an array of real numbers in the input's shape")
@@ -846,6 +851,12 @@ def test_a_blank_met_by_a_check_is_shown_as_its_message_alone():
         "'raise NotImplementedError(...)' with your code"]
 
 
+def test_check_topo_order_counts_the_repeated_entries():
+    a, b, c, d = diamond()
+    text = failure_of(lambda: grading.check_topo_order([a, b, b, c, c, d], d, HINT))
+    assert "got:      2 repeated entries" in text
+
+
 def test_check_topo_order_names_an_entry_that_is_not_a_node():
     a, b, c, d = diamond()
     with pytest.raises(AssertionError, match=r"expected: a list of nodes\n  got:      an entry 'a' \(a str\)"):
@@ -869,6 +880,10 @@ def test_check_close_says_where_and_by_how_much_when_both_print_alike():
     assert "(off by 1.19e-07 at index (0,), where 2e-12 is allowed; your answer is float32)" in str(failed.value)
     with pytest.raises(AssertionError, match=r"\(off by 1e-11, where 2e-12 is allowed\)"):
         grading.check_close(1.00000000001, 1.0, "what", "tried", "hint", atol=1e-12, rtol=1e-12)
+    # Said of float32 only: a float64 array off in its last digits is not told its dtype.
+    with pytest.raises(AssertionError, match=r"\(off by 1e-11 at index \(0,\), where 2e-12 is allowed\)\n"):
+        grading.check_close(np.array([1.00000000001, 2.0]), np.array([1.0, 2.0]), "what", "tried", "hint",
+                            atol=1e-12, rtol=1e-12)
 
 
 def test_check_close_shows_a_bool_answer_as_itself():
