@@ -802,9 +802,10 @@ def test_a_notebook_that_cannot_be_read_is_named_and_the_others_are_graded(slips
 
 
 def unreadable_neighbours(folder: Path) -> list[Run]:
-    """The small exercise beside three notebooks that cannot be read: graded alone, with two of them,
-    and one of them alone."""
+    """The small exercise beside three notebooks that cannot be read: graded alone (with a test file of
+    Python's, as an instructor's folder may hold), with two of them, and one of them alone."""
     nbtools.write(small_exercise(), folder / "91_as_given.ipynb")
+    (folder / "test_beside.py").write_text("def test_beside():\n    pass\n", encoding="utf-8")
     (folder / "85_cut_short.ipynb").write_text(nbtools.dumps(small_exercise())[:2000], encoding="utf-8")
     null_source = json.loads(nbtools.dumps(small_exercise()))
     null_source["cells"][1]["source"] = None
@@ -813,7 +814,7 @@ def unreadable_neighbours(folder: Path) -> list[Run]:
     null_tags["cells"][3]["metadata"]["tags"] = None
     (folder / "83_null_tags.ipynb").write_text(json.dumps(null_tags), encoding="utf-8")
     plugin = ("-p", "tinyad.course.score_table")
-    return [(folder, (*plugin, "91_as_given.ipynb")),
+    return [(folder, (*plugin, "91_as_given.ipynb", "test_beside.py")),
             (folder, (*plugin, "91_as_given.ipynb", "84_null_source.ipynb", "83_null_tags.ipynb")),
             (folder, (*plugin, "85_cut_short.ipynb"))]
 
@@ -827,6 +828,7 @@ def test_only_the_notebooks_asked_for_are_named_unreadable_and_a_null_source_is_
     alone_out, out, nothing_read = graded
     alone = table_of(alone_out)
     assert not any("cannot be read" in line for line in alone) and "could not be read" not in alone[-1], alone
+    assert "test_beside.py ." in alone_out, alone_out  # a test file is no notebook, and runs as itself
     lines = table_of(out)
     # Each says where the notebook is wrong, for the learner to find it (it said only what).
     assert "84_null_source.ipynb  (cannot be read, so not graded: NotebookValidationError: None is not valid " \
@@ -834,8 +836,17 @@ def test_only_the_notebooks_asked_for_are_named_unreadable_and_a_null_source_is_
     assert "83_null_tags.ipynb  (cannot be read, so not graded: NotebookValidationError: None is not of type " \
            "'array', at cells/3/metadata/tags)" in lines, out
     assert "Interrupted" not in out and "91_as_given.ipynb  (1 of 4 passed" in out, out
+    # Above the table, each fails as an item of its own, saying why in one line and no traceback.
+    assert re.search(r"84_null_source\.ipynb: cannot be read _+\n84_null_source\.ipynb cannot be read as a notebook, "
+                     r"so it was not graded \(NotebookValidationError: ", out), out
     # A table of no rows.
     assert "INTERNALERROR" not in nothing_read and "1 notebook could not be read" in table_of(nothing_read)[-1]
+
+
+def test_what_is_wrong_with_a_notebook_fits_its_line():
+    # A notebook's line says why it cannot be read in the first 100 characters of its error's first line.
+    assert score_table.what_is_wrong(ValueError("x" * 300 + "\nmore")) == "ValueError: " + "x" * 100
+    assert score_table.what_is_wrong(ValueError()) == "ValueError"
 
 
 def test_is_check_cell_reads_a_cell_whose_tags_are_null_or_text():
@@ -913,6 +924,27 @@ def test_copies_and_splits_of_cells_handed_out_are_told_from_cells_changed():
     first.source, second.source = "import math", "from tinyad import grading"
     two_lines.cells[0:1] = [first, second]
     assert score_table.edits(two_lines) == (0, 0)
+
+
+def test_a_check_split_at_as_many_blank_lines_as_are_rejoined_reads_as_handed_out():
+    # Every part rejoined with the blank line the split dropped, at each of MOST_CUTS_REJOINED cuts; at one
+    # cut more, only at line ends (a split of more parts than a learner makes reads as changed).
+    lines = [f"x{k} = {k}" for k in range(score_table.MOST_CUTS_REJOINED + 2)]
+    source = "\n\n".join(lines)
+    given = {"tinyad": {"check": score_table.fingerprint(source)}}
+
+    def split_at_the_first(cuts: int) -> list[nbformat.NotebookNode]:
+        parts = [*lines[:cuts], "\n\n".join(lines[cuts:])]
+        return [v4.new_code_cell(part, metadata=copy.deepcopy(given)) for part in parts]
+
+    assert score_table.as_handed_out(split_at_the_first(score_table.MOST_CUTS_REJOINED))
+    assert not score_table.as_handed_out(split_at_the_first(score_table.MOST_CUTS_REJOINED + 1))
+
+
+def test_a_fingerprint_is_what_the_notebooks_handed_out_carry():
+    # Exercises already handed out carry fingerprints made by the course as it was then: a change to
+    # how one is made would read every cell of them as changed (its checks "not checked").
+    assert score_table.fingerprint("grading.check(True, 'w', 't', 'e', 'g', 'h')\n") == "82ef6b3ce26f0a65"
 
 
 def test_a_check_split_or_pasted_again_unchanged_is_checked_on_its_row_and_its_line():
