@@ -5,9 +5,10 @@ from __future__ import annotations
 import html
 import re
 
+import numpy as np
 import pytest
 
-from tinyad import Value, topo_sort
+from tinyad import Tensor, Value, topo_sort
 from tinyad.course.viz import BackwardStepper, draw
 from tinyad.course.viz.drawing import INSTALL_HINT, INSTALL_HINT_AGAIN
 from tinyad.course.viz.stepper import CURRENT_COLOUR, DONE_COLOUR, STORED_TEXT
@@ -107,6 +108,14 @@ def test_messages_say_what_each_rule_added():
     ]
     unlabelled = Value(2.0) * Value(4.0)
     assert BackwardStepper(unlabelled).steps[1].message == "v2 (*) added 4 to v0, 2 to v1"
+    # A second rule adds to a grad that already holds the first's: the words give what it added.
+    x, k = Value(2.0, "x"), Value(3.0, "k")
+    p = x * k
+    p.label = "p"
+    total = p + x
+    total.label = "L"
+    messages = [step.message for step in BackwardStepper(total).steps]
+    assert messages[1:3] == ["L (+) added 1 to x, 1 to p", "p (*) added 3 to x, 2 to k"]
 
 
 def test_previous_and_reset_go_back_and_the_ends_are_safe():
@@ -221,8 +230,16 @@ def test_without_dot_the_widget_lists_the_values_under_the_hint(no_dot):
 
 
 def test_a_root_that_is_not_a_scalar_value_is_refused():
-    with pytest.raises(TypeError, match="float"):
-        BackwardStepper(1.5)
+    for root, kind in [(1.5, "float"), (Tensor(np.ones(2)).sum(), "Tensor")]:
+        refused = f"^BackwardStepper steps a graph of scalar Values .*got a root of type {kind}$"
+        with pytest.raises(TypeError, match=refused):
+            BackwardStepper(root)
+
+
+@pytest.mark.parametrize("max_nodes", [0, 2.5, True])
+def test_a_bad_max_nodes_is_named_when_the_stepper_is_made(max_nodes):
+    with pytest.raises(ValueError, match=rf"^BackwardStepper's max_nodes must be an int >= 1, got {max_nodes!r}$"):
+        BackwardStepper(shared_graph(), max_nodes=max_nodes)
 
 
 def test_the_stepper_records_the_engines_own_walk(walk_calls):
@@ -339,7 +356,8 @@ def test_a_stepper_as_a_cells_last_line_shows_its_widget(monkeypatch):
 def test_a_gradient_that_overflows_is_refused_by_the_stepper_as_by_backward():
     # The stepper drew "-inf to b" and stepped on, where backward() refuses the overflow.
     quotient = Value(1e100, "n") / Value(1e-200, "b")
-    with pytest.raises(OverflowError, match=r"the gradient at the leaf labelled 'b' overflows"):
+    with pytest.raises(OverflowError, match=r"the gradient at the leaf labelled 'b' overflows") as raised:
         BackwardStepper(quotient)
+    assert not getattr(raised.value, "__notes__", []), "every rule ran: no rule raised it"
     with pytest.raises(OverflowError, match=r"the gradient at the leaf labelled 'b' overflows"):
         quotient.backward()
