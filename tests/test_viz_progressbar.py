@@ -13,6 +13,11 @@ def test_progress_outside_a_notebook_is_range_with_a_text_bar(capsys):
     assert "training" in err and "5/5" in err and "100%" in err
 
 
+def test_progress_of_no_steps_is_an_empty_range(capsys):
+    assert list(progress(0, "nothing yet")) == []
+    assert "nothing yet" in capsys.readouterr().err
+
+
 def test_progress_stops_early_without_complaint(capsys):
     for step in progress(10, "early"):
         if step == 2:
