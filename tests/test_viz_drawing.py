@@ -81,11 +81,13 @@ def test_a_large_graph_is_drawn_in_part_with_a_note():
     assert stubs and all(EDGE.findall(source).count((s, s[: -len("_earlier")] + "_op")) == 1 for s in stubs)
     drawn = set(records) | {f"{r}_op" for r in records} | stubs
     assert all(a in drawn and b in drawn for a, b in EDGE.findall(source))
+    # Each stub is a "..." of its own; undeclared, Graphviz would draw its name ("v921_earlier").
+    assert all(f'\t{s} [label="..." shape=plaintext]' in source for s in stubs)
 
 
 def test_bad_input_is_refused_by_name():
-    with pytest.raises(TypeError, match="float"):
-        draw(1.5)
+    with pytest.raises(TypeError, match=r"^draw\(\) needs a graph node \(a Value or a Tensor\), got float$"):
+        draw(1.5)  # "float" alone matched topo_sort's error too, had draw() not checked first
     with pytest.raises(ValueError, match="max_nodes"):
         draw(Value(1.0), max_nodes=0)
     with pytest.raises(ValueError, match=r"BackwardStepper's max_nodes must be an int >= 1, got 0"):
@@ -153,6 +155,8 @@ def test_without_dot_the_display_lists_the_values_under_a_hint_given_whole_once(
     table = draw(blank * wordy).listing.splitlines()
     assert table[2].startswith("v0 ") and table[-1].endswith("* of v0, a label much longer t...")
     assert max(len(line) for line in table) < 80
+    exact = Value(1.0, "n" * 24)  # NAME_WIDTH: a name that fits is not cut
+    assert draw(exact * 2.0).listing.splitlines()[2].startswith("n" * 24 + "  ")
     assert listed[-2].endswith("tanh of v99   [gold]") and listed[2].endswith("tanh of ...")
     assert listed[-1] == "(96 values further away not listed; ... marks where they feed in)"
 
@@ -227,8 +231,10 @@ def test_a_drawing_a_little_too_wide_is_scaled_to_the_width_and_keeps_its_layout
     drawing = draw(wide)
     natural, _ = svg_size(drawing.pipe(format="svg", encoding="utf-8"))
     assert FIT_WIDTH < natural < 1.25 * FIT_WIDTH  # not worth turning top to bottom
+    natural_height = svg_size(drawing.pipe(format="svg", encoding="utf-8"))[1]
     picture, svg = drawing.fitted()
     assert picture is drawing and svg_size(svg)[0] == FIT_WIDTH
+    assert svg_size(svg)[1] == pytest.approx(natural_height * FIT_WIDTH / natural, abs=1)  # in proportion
     assert 'viewBox="0.00 0.00' in svg  # the drawing's own coordinates: it scales whole
     bundle, metadata = drawing._repr_mimebundle_()
     assert metadata["image/png"]["width"] == FIT_WIDTH
@@ -249,6 +255,25 @@ def test_a_wide_graph_is_laid_out_top_to_bottom_and_a_narrow_one_is_not():
     short_one = draw(chain(1))
     picture, svg = short_one.fitted()
     assert picture is short_one and svg_size(svg)[0] <= FIT_WIDTH
+
+    # Left to right shrunk to 0.56 of its size, top to bottom not at all: more than 1.25 times
+    # larger on screen, so it turns.
+    assert draw(chain(5)).fitted()[0].graph_attr["rankdir"] == "TB"
+    # Ten inputs side by side make top to bottom as wide as left to right: no gain, no turn.
+    inputs = [Tensor(float(k), requires_grad=True) for k in range(10)]
+    fan = inputs[0].new_node(np.float64(45.0), parents=tuple(inputs), op="sum", backward_rule=lambda grad: None)
+    both_wide = draw(fan.tanh().tanh().tanh())
+    natural, _ = svg_size(both_wide.pipe(format="svg", encoding="utf-8"))
+    tall, _ = svg_size(both_wide.top_to_bottom.pipe(format="svg", encoding="utf-8"))
+    assert natural > FIT_WIDTH and tall > natural / 1.25, (natural, tall)
+    picture, svg = both_wide.fitted()
+    assert picture is both_wide and svg_size(svg)[0] == FIT_WIDTH
+
+
+def test_svg_size_names_an_svg_that_does_not_say_its_size():
+    assert svg_size('<svg width="72pt" height="36pt" viewBox="0 0 72 36">') == (96, 48)
+    with pytest.raises(ValueError, match="no width and height in points at the start of this SVG"):
+        svg_size('<svg viewBox="0 0 72 36">')
 
 
 def test_a_graph_made_by_hand_with_a_number_for_a_parent_is_named_by_draw_and_the_stepper():
@@ -318,6 +343,32 @@ def test_a_large_graph_keeps_the_values_nearest_the_output_not_the_last_in_order
     assert len(topo_sort(y)) > 1000
     with pytest.raises(ValueError, match=r"draw\(\) draws at most 1000 values \(max_nodes=5000\)"):
         draw(y, max_nodes=5000)  # 12,000 values took Graphviz 8 minutes, and drew nothing readable
+    assert len(RECORD.findall(draw(y, max_nodes=1000).source)) == 1000  # at most 1000: 1000 is drawn
+
+
+def test_a_focus_keeps_its_neighbours_then_the_inputs_of_the_output():
+    # loss = w * tanh(...tanh(x)), ten times; in order: v0 w, v1 x, v2 to v11 the tanhs, v12 the loss.
+    w, x = Value(2.0, "w"), Value(0.3, "x")
+    y = x
+    for _ in range(10):
+        y = y.tanh()
+    loss = w * y
+    kept = {most: RECORD.findall(draw(loss, max_nodes=most, focus=x).source) for most in (2, 3, 4, 5)}
+    assert kept[2] == ["v1", "v12"]  # the focus and the output, always
+    assert kept[3] == ["v1", "v2", "v12"]  # then the value that uses the focus,
+    assert kept[4] == ["v0", "v1", "v2", "v12"]  # and the output's inputs, in turn
+    assert kept[5] == ["v0", "v1", "v2", "v11", "v12"]
+    a, b = Value(1.0, "a"), Value(2.0, "b")
+    assert RECORD.findall(draw(a * b, max_nodes=2).source) == ["v0", "v2"]  # never more than asked for
+
+
+def test_a_graph_whose_parents_were_changed_by_hand_gets_the_error_of_its_walk():
+    # A Value's is named by draw() (the test above); a Tensor's constructor refuses a number for a
+    # parent, so only a later change of its parents reaches draw(), which passes topo_sort's error on.
+    t = (Tensor([1.0, 2.0], requires_grad=True) * 2).sum()
+    t.parents = (2.0,)
+    with pytest.raises(AttributeError, match="'float' object has no attribute 'backward_rule'"):
+        draw(t)
 
 
 def test_a_tensor_released_by_backward_inside_the_graph_is_drawn_as_such():
@@ -327,6 +378,7 @@ def test_a_tensor_released_by_backward_inside_the_graph_is_drawn_as_such():
     h.sum().backward()
     source = draw((h * 2).sum()).source
     assert "tanh: its inputs were released by backward()" in source
+    assert "\tv0_op -> v0 [style=dashed]" in source  # the note points at the value it explains
 
 
 def test_a_graph_released_by_backward_is_drawn_with_a_note_that_says_so():
@@ -344,6 +396,7 @@ def test_a_graph_released_by_backward_is_drawn_with_a_note_that_says_so():
 
 def test_the_text_form_counts_one_value_and_one_operation_in_the_singular():
     assert "1 value and 0 operations" in repr(draw(Value(1.0)))
+    assert '"z | data 0 | grad 0"' in draw(Value(-0.0, "z")).source  # not "data -0"
     assert "2 values and 1 operation;" in repr(draw(Value(1.0).tanh()))
 
 
