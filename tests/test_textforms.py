@@ -82,6 +82,17 @@ def test_a_changed_text_form_is_seen(tmp_path, monkeypatch):
     edited = edited.replace("```{code-cell}\nx\n", "```{code-cell}\n:tags: [nbval-skip]\n\nx\n")
     twin.write_text(edited, encoding="utf-8")
     assert textforms.difference(notebook) == "cell 1's tags differ: the notebook has [], the text form ['nbval-skip']"
+    # A cell one line longer on one side: the line it lacks is named as such; a long line is cut at 80.
+    long = "total = " + " + ".join(["weight"] * 20)
+    nbformat.write(v4.new_notebook(cells=[v4.new_code_cell(f"{long}\nx = 1"), v4.new_code_cell("x")]), notebook)
+    textforms.write_text(notebook)
+    twin.write_text(twin.read_text(encoding="utf-8").replace("x = 1", "x = 1\ny = 2"), encoding="utf-8")
+    assert textforms.difference(notebook) == ("cell 0 (code) differs at its line 3: the notebook has '(no line)', "
+                                              "the text form 'y = 2'")
+    twin.write_text(twin.read_text(encoding="utf-8").replace("x = 1\ny = 2", "x = 1").replace(long, long + "!"),
+                    encoding="utf-8")
+    assert textforms.difference(notebook) == (f"cell 0 (code) differs at its line 1: the notebook has {long[:80]!r}, "
+                                              f"the text form {long[:80]!r}")
 
 
 def test_the_build_executes_what_the_text_form_says(tmp_path, monkeypatch):
@@ -111,6 +122,19 @@ def test_a_rebuilt_cell_keeps_its_id_and_a_new_one_gets_one_from_its_source():
     assert again.cells[1].id == ids[1] and len(set(ids)) == 3  # from the source: the same each time
     twins = v4.new_notebook(cells=[v4.new_code_cell("x = 1"), v4.new_code_cell("x = 1")])
     assert len({c.id for c in textforms.from_text(textforms.to_text(twins)).cells}) == 2, "one source, two new ids"
+
+
+def test_a_new_cells_id_is_eight_hex_digits_of_its_sources_hash_each_start_in_turn():
+    import hashlib
+
+    digest = hashlib.sha1("x = 1".encode("utf-8")).hexdigest()
+    taken: set[str] = set()
+    for start in range(32):  # every start that leaves eight digits, then no more
+        taken.add(textforms._id_from("x = 1", taken))
+        assert digest[start:start + 8] in taken
+    assert all(len(name) == 8 for name in taken) and len(taken) == 32
+    with pytest.raises(ValueError, match="no free cell id"):
+        textforms._id_from("x = 1", taken)
 
 
 def test_writing_text_forms_refuses_to_overwrite_an_edit_not_built_yet(tmp_path, monkeypatch, capsys):
@@ -157,6 +181,9 @@ def test_textforms_py_runs_as_a_script():
     run = subprocess.run([sys.executable, str(ROOT / "tools" / "textforms.py"), "00"], capture_output=True,
                          text=True, env={**os.environ, "PYTHONPATH": str(ROOT / "src")}, timeout=60)
     assert run.returncode == 1 and "textforms.py: no lesson '00'" in run.stderr, run.stderr
+    usage = subprocess.run([sys.executable, str(ROOT / "tools" / "textforms.py"), "--help"], capture_output=True,
+                           text=True, env={**os.environ, "PYTHONPATH": str(ROOT / "src")}, timeout=60)
+    assert textforms.__doc__.splitlines()[0] in " ".join(usage.stdout.split()), usage.stdout
 
 
 NBVAL_MARKERS = {"NBVAL_IGNORE_OUTPUT", "NBVAL_CHECK_OUTPUT", "NBVAL_RAISES_EXCEPTION", "NBVAL_SKIP"}
