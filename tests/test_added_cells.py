@@ -4,8 +4,11 @@ needed: the course is written by tools/nbgrader_course.py)."""
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
+import tempfile
+from pathlib import Path
 
 import nbformat
 import pytest
@@ -54,12 +57,48 @@ def test_an_added_cell_and_a_deleted_check_are_named(course, capsys):
     assert out[1].startswith("mallory 01_value.ipynb: lacks check cell ex") and len(out) == 2
 
 
+def test_a_deleted_cell_that_is_no_check_is_not_a_lacking_check(course, capsys):
+    # Only an autograded code cell is a check: a locked markdown cell or an answer cell has a grade id too.
+    def tamper(cells):
+        answer = next(k for k, c in enumerate(cells) if c.metadata.nbgrader.get("solution"))
+        del cells[answer]
+        del cells[next(k for k, c in enumerate(cells) if c.cell_type == "markdown")]
+        cells.append(nbformat.v4.new_markdown_cell(note))
+
+    note = "A note of mine, " + "much longer than one line of a finding, " * 3
+    submission = submit(course, "grace", tamper)
+    assert added_cells.main([str(submission)]) == 1
+    (line,) = capsys.readouterr().out.splitlines()
+    last = len(nbformat.read(submission, as_version=4).cells)
+    assert line == f"grace 01_value.ipynb: added markdown cell at position {last}: {note[:70]}"  # cut at 70
+    assert len(note) > 70
+
+
 def test_without_the_course_source_it_says_what_it_can_not_compare(tmp_path, course, capsys):
     elsewhere = tmp_path / "a" / "b" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
     elsewhere.parent.mkdir(parents=True)
     shutil.copy(submit(course, "clean"), elsewhere)
     assert added_cells.main([str(elsewhere)]) == 1
-    assert "only added cells are listed" in capsys.readouterr().out
+    source = tmp_path / "source" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"  # the course is the folder above a/
+    assert capsys.readouterr().out == (f"b {ASSIGNMENT}.ipynb: no {source} to compare with: "
+                                       "only added cells are listed\n")
+
+
+@pytest.mark.skipif(os.name != "posix" or Path("/tmp").resolve() != Path("/tmp") or not os.access("/tmp", os.W_OK),
+                    reason="needs a folder of its own just under the file system's root: /tmp/<folder>/")
+def test_a_notebook_too_near_the_root_for_a_course_says_so(capsys):
+    # Too few folders above it for <course>/submitted/<student>/<assignment>/: it said "no None to compare with".
+    folder = Path(tempfile.mkdtemp(dir="/tmp"))
+    try:
+        submission = folder / f"{ASSIGNMENT}.ipynb"
+        given = nbformat.v4.new_code_cell("import math", metadata={"nbgrader": {"grade_id": "setup", "locked": True}})
+        nbformat.write(nbformat.v4.new_notebook(cells=[given]), submission)
+        assert added_cells.main([str(submission)]) == 1
+        assert capsys.readouterr().out == (
+            f"tmp {ASSIGNMENT}.ipynb: {submission} is in no course's submitted/<student>/<assignment>/ folder, so "
+            "there is no source notebook to compare with: only added cells are listed\n")
+    finally:
+        shutil.rmtree(folder)
 
 
 def test_a_notebook_outside_the_course_layout_or_none_at_all_is_named(tmp_path, monkeypatch, capsys):

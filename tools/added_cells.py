@@ -106,7 +106,11 @@ def findings(submission: Path) -> list[str]:
                      f"the submission 0: rename it to {' or '.join(names) or 'the assignment notebook'} and "
                      f"autograde this student again (nbgrader autograde {assignment} --student {student})")
         return found
-    if source is None or not source.is_file():
+    if source is None:  # too near the file system's root for <course>/submitted/<student>/<assignment>/
+        found.append(f"{submission.resolve()} is in no course's submitted/<student>/<assignment>/ folder, so there "
+                     "is no source notebook to compare with: only added cells are listed")
+        return found
+    if not source.is_file():
         found.append(f"no {source} to compare with: only added cells are listed")
         return found
     try:
