@@ -115,6 +115,12 @@ def test_a_notebook_outside_the_course_layout_or_none_at_all_is_named(tmp_path, 
     assert "no such notebook: missing.ipynb" in capsys.readouterr().err
 
 
+def test_added_cells_py_says_what_it_does(capsys):
+    with pytest.raises(SystemExit):
+        added_cells.main(["--help"])
+    assert " ".join(added_cells.__doc__.split("\n\n")[0].split()) in " ".join(capsys.readouterr().out.split())
+
+
 def test_a_notebook_without_nbgrader_metadata_is_named_as_such(tmp_path, capsys):
     # An exercise notebook from exercises/: every one of its cells was listed as added by the student.
     shutil.copy(ROOT / "exercises" / f"{ASSIGNMENT}.ipynb", tmp_path / f"{ASSIGNMENT}.ipynb")
