@@ -148,6 +148,39 @@ def test_lesson_numbers_are_checked():
         build.lessons(["value"])
     with pytest.raises(SystemExit, match="no notebooks/77_"):
         build.lessons(["77"])
+    assert build.lessons(["1", "02"]) == ["01", "02"]  # as given, each written with two digits
+    assert build.lessons([]) == [f"{n:02d}" for n in range(1, len(build.lessons([])) + 1)]  # none given: all
+
+
+def test_a_lesson_is_built_whole_from_its_text_forms(tmp_path, monkeypatch, capsys):
+    # Its lesson and solution run on kernels that end with them, then its exercise is written.
+    psutil = pytest.importorskip("psutil")  # ipykernel's own dependency
+    monkeypatch.setattr(build, "ROOT", tmp_path)
+    monkeypatch.setattr(textforms, "ROOT", tmp_path)
+    lesson = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("6 * 7")])
+    solution = solution_of("f")
+    solution.cells.insert(0, nbformat.v4.new_code_cell("from tinyad.course import grading"))
+    for folder, nb in (("notebooks", lesson), ("solutions", solution)):
+        (tmp_path / folder).mkdir()
+        (tmp_path / "text" / folder).mkdir(parents=True)
+        textforms.text_path(tmp_path / folder / "99_demo.ipynb").write_text(textforms.to_text(nb), encoding="utf-8")
+    kernels = {child.pid for child in psutil.Process().children(recursive=True)}
+
+    build.build("99", timeout=60)
+    out = capsys.readouterr().out.splitlines()
+    assert [line.split("  (")[0] for line in out] == ["executed  notebooks/99_demo.ipynb",
+                                                      "executed  solutions/99_demo.ipynb",
+                                                      "generated exercises/99_demo.ipynb"], out
+    assert re.fullmatch(r"executed  notebooks/99_demo.ipynb  \(\d+\.\d s\)", out[0])
+    (cell,) = nbtools.read(tmp_path / "notebooks" / "99_demo.ipynb").cells
+    assert cell.outputs[0].data["text/plain"] == "42"
+    ran = nbtools.read(tmp_path / "solutions" / "99_demo.ipynb")
+    assert [cell.execution_count for cell in ran.cells if cell.cell_type == "code"] == [1, 2, 3]
+    exercise = nbtools.read(tmp_path / "exercises" / "99_demo.ipynb")
+    assert nbtools.dumps(exercise) == nbtools.dumps(nbtools.checked_exercise(ran, "99_demo.ipynb"))
+    assert "### BEGIN SOLUTION" not in nbtools.dumps(exercise)
+    left = [child for child in psutil.Process().children(recursive=True) if child.pid not in kernels]
+    assert not [child for child in left if "ipykernel" in " ".join(child.cmdline())], "a kernel left running"
 
 
 def solution_of(*names: str, closed: bool = True) -> nbformat.NotebookNode:
@@ -184,6 +217,15 @@ def test_a_blank_or_stale_exercise_may_be_overwritten(tmp_path):
     edited.cells[2].source = "print('passed')"
     nbtools.write(edited, path)
     assert build.learner_work(path, fresh) == "1 handed-out code cell changed"
+    # An answer cell that does not record its blanks (an exercise made before it did), left blank: it
+    # read "1 of its 1 blanks is filled in", the blanks left counted in recorded cells alone.
+    unrecorded = copy.deepcopy(fresh)
+    del unrecorded.cells[1].metadata[nbtools.COURSE_KEY]["blanks"]
+    nbtools.write(unrecorded, path)
+    assert build.learner_work(path, fresh) is None
+    unrecorded.cells[1].source = unrecorded.cells[1].source.replace("raise NotImplementedError", "return 1  #")
+    nbtools.write(unrecorded, path)
+    assert build.learner_work(path, fresh) == "1 of its 1 blanks is filled in"
 
 
 def test_an_exercise_added_to_the_solution_is_not_taken_for_a_learners_work(tmp_path):
@@ -267,6 +309,39 @@ def test_the_build_names_what_the_machine_lacks_for_the_lessons_it_builds(monkey
     assert build.missing_references(["04"]) == []
 
 
+def test_the_command_line_builds_what_it_is_asked_with_what_it_is_given(monkeypatch, capsys):
+    built = []
+    monkeypatch.setattr(build, "build", lambda number, timeout, force: built.append((number, timeout, force)))
+    monkeypatch.setattr(build, "missing_references", lambda numbers: [])
+    for argv, wanted in [(["1"], ("01", 300, False)),  # the default the help gives
+                         (["--timeout", "30", "--force", "02"], ("02", 30, True))]:
+        monkeypatch.setattr(sys, "argv", ["build.py", *argv])
+        build.main()
+        assert built.pop() == wanted
+    monkeypatch.setattr(build, "missing_references", lambda numbers: ["torch"])
+    monkeypatch.setattr(sys, "argv", ["build.py", "--allow-missing", "03"])
+    build.main()
+    assert built == [("03", 300, False)]  # the fallbacks stored, as asked
+    for argv, complaint in [(["--timeout", "0", "01"], "--timeout is seconds per cell, a number above 0, got 0"),
+                            (["--release", "elsewhere", "01"], "copy every lesson as it is built: give no lesson"),
+                            (["--release", "a", "--nbgrader", "b"], "two different copies of the course")]:
+        monkeypatch.setattr(sys, "argv", ["build.py", *argv])
+        with pytest.raises(SystemExit):
+            build.main()
+        assert complaint in capsys.readouterr().err
+    assert built == [("03", 300, False)]
+
+
+def test_the_nbgrader_course_is_written_and_says_what_comes_next(tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr(sys, "argv", ["build.py", "--nbgrader", str(tmp_path / "course")])
+    build.main()
+    names = [path.stem for path in nbtools.lessons_in(ROOT / "solutions")]
+    assert capsys.readouterr().out == (f"wrote the nbgrader course into {tmp_path / 'course'}: {len(names)} "
+                                       f"assignments, {names[0]} to {names[-1]}; next, from there: nbgrader "
+                                       "generate_assignment NN_name\n")
+    assert sorted(path.name for path in (tmp_path / "course" / "source").iterdir()) == names
+
+
 def test_the_build_refuses_before_it_runs_anything(monkeypatch, capsys):
     ran = []
     monkeypatch.setattr(build, "execute", lambda path, timeout: ran.append(path))
@@ -312,8 +387,22 @@ def test_the_learners_readme_is_the_marked_parts_of_the_readme_in_order():
 
 def test_a_release_without_git_is_a_plain_folder_and_says_so(tmp_path, monkeypatch, capsys):
     monkeypatch.setattr(build.shutil, "which", lambda name: None if name == "git" else shutil_which(name))
+    (tmp_path / "course").mkdir()  # an empty folder is as good as a new one
+    real_copytree = build.shutil.copytree
+
+    def copytree_with_strays(source, target, *args, **kwargs):  # JupyterLab's Duplicate and New Notebook
+        real_copytree(source, target, *args, **kwargs)
+        if Path(source) == ROOT / "notebooks":
+            for stray in ("01_value-Copy1.ipynb", "Untitled.ipynb"):
+                (Path(target) / stray).write_text("{}", encoding="utf-8")
+
+    monkeypatch.setattr(build.shutil, "copytree", copytree_with_strays)
     build.release(tmp_path / "course")
-    assert "git is not installed" in capsys.readouterr().out
+    released = sorted(path.name for path in (tmp_path / "course" / "notebooks").glob("*.ipynb"))
+    assert released == [path.name for path in nbtools.lessons_in(ROOT / "notebooks")]  # the strays left behind
+    out = capsys.readouterr().out
+    assert "git is not installed" in out
+    assert out.endswith(f"released the course into {tmp_path / 'course'}: no solutions/, exercises blank\n")
     assert not (tmp_path / "course" / ".git").exists() and (tmp_path / "course" / "README.md").exists()
 
 

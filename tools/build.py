@@ -231,7 +231,7 @@ def learner_work(exercise: Path, fresh: nbformat.NotebookNode) -> str | None:
     filled = sum(max(0, given - left) for given, left in counts)
     if not handed:  # no record (a solution copied over the exercise): counted against the new one
         handed = sum(blanks_in(c.source) for c in fresh.cells if c.cell_type == "code")
-        filled = max(0, handed - sum(left for _, left in counts))
+        filled = max(0, handed - sum(blanks_in(c.source) for c in current.cells if c.cell_type == "code"))
     if filled:
         return f"{filled} of its {handed} blanks {'is' if filled == 1 else 'are'} filled in"
     added, changed = edits(current)
