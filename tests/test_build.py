@@ -333,13 +333,14 @@ def test_the_command_line_builds_what_it_is_asked_with_what_it_is_given(monkeypa
 
 
 def test_the_nbgrader_course_is_written_and_says_what_comes_next(tmp_path, monkeypatch, capsys):
-    monkeypatch.setattr(sys, "argv", ["build.py", "--nbgrader", str(tmp_path / "course")])
+    course = tmp_path / "classes" / "course"  # its folder made too
+    monkeypatch.setattr(sys, "argv", ["build.py", "--nbgrader", str(course)])
     build.main()
     names = [path.stem for path in nbtools.lessons_in(ROOT / "solutions")]
-    assert capsys.readouterr().out == (f"wrote the nbgrader course into {tmp_path / 'course'}: {len(names)} "
-                                       f"assignments, {names[0]} to {names[-1]}; next, from there: nbgrader "
-                                       "generate_assignment NN_name\n")
-    assert sorted(path.name for path in (tmp_path / "course" / "source").iterdir()) == names
+    assert capsys.readouterr().out == (f"wrote the nbgrader course into {course}: {len(names)} assignments, "
+                                       f"{names[0]} to {names[-1]}; next, from there: nbgrader generate_assignment "
+                                       "NN_name\n")
+    assert sorted(path.name for path in (course / "source").iterdir()) == names
 
 
 def test_the_build_refuses_before_it_runs_anything(monkeypatch, capsys):
