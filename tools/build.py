@@ -229,7 +229,8 @@ def learner_work(exercise: Path, fresh: nbformat.NotebookNode) -> str | None:
     counts = [exercise.blanks() for exercise in exercises]
     handed = sum(given for given, _ in counts)
     filled = sum(max(0, given - left) for given, left in counts)
-    if not handed:  # no record (a solution copied over the exercise): counted against the new one
+    if not handed:  # no record (a solution copied over the exercise, or an exercise made before answer
+        # cells recorded their blanks): the new notebook's blanks against those left in any code cell
         handed = sum(blanks_in(c.source) for c in fresh.cells if c.cell_type == "code")
         filled = max(0, handed - sum(blanks_in(c.source) for c in current.cells if c.cell_type == "code"))
     if filled:
