@@ -64,9 +64,6 @@ def text_of(cell: nbformat.NotebookNode) -> str:
 def test_lesson_10s_gpu_step_runs_where_a_gpu_computes_in_float32_or_in_float64():
     pytest.importorskip("torch", reason="PyTorch's CPU stands in for a CUDA GPU here; not installed")
     strict_device("no_float64")  # the Mac's stand-in (array_api_strict 2.6 and later), else skipped
-    from jupyter_client.manager import KernelManager
-    from nbclient import NotebookClient
-
     nb = nbtools.read(LESSON)
     (finder,) = [cell for cell in nb.cells if is_cell(cell, "def find_gpu(")]
     (step,) = [i for i, cell in enumerate(nb.cells) if is_cell(cell, "gpu = find_gpu()  # defined")]
@@ -78,9 +75,7 @@ def test_lesson_10s_gpu_step_runs_where_a_gpu_computes_in_float32_or_in_float64(
     nb.cells[step + 1:step + 1] = [nbformat.v4.new_code_cell(LIKE_CUDA), again]
     counted = nbformat.v4.new_code_cell("print(sorted(synchronised.items()))")
     nb.cells.append(counted)
-    kernel = KernelManager(kernel_name="python3", kernel_spec_manager=build.CurrentPythonKernels())
-    NotebookClient(nb, km=kernel, timeout=300, allow_errors=True,
-                   resources={"metadata": {"path": str(LESSON.parent)}}).execute(cleanup_kc=True)
+    build.run(nb, LESSON.parent, timeout=300, allow_errors=True)
 
     failed = [f"{cell.source.splitlines()[0][:60]!r}: {ANSI_CODE.sub('', output.traceback[-1])}"
               for cell in nb.cells if cell.cell_type == "code"

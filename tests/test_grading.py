@@ -768,9 +768,6 @@ def test_a_blank_and_a_failed_check_inside_a_checked_call_go_through():
 def notebook_errors() -> dict[str, dict]:
     """A small exercise notebook run on a kernel of this Python: each failing cell's error output
     (ename, evalue, and the traceback lines with colour codes removed), by the cell's first line."""
-    from jupyter_client.manager import KernelManager
-    from nbclient import NotebookClient
-
     from test_exercises import build, nbtools
 
     v4 = nbformat.v4
@@ -790,9 +787,7 @@ def notebook_errors() -> dict[str, dict]:
     exercise = nbtools.make_exercise(solution, "99_demo.ipynb")
     exercise.cells[2].source = ("def lse(x, axis):\n    m = np.max(x, axis=axis)\n"  # answered;
                                 "    return m + np.log(np.sum(np.exp(x - m), axis=axis))")  # 2 is blank
-    kernel = KernelManager(kernel_name="python3", kernel_spec_manager=build.CurrentPythonKernels())
-    # cleanup_kc: a kernel handed to nbclient is otherwise left running until pytest exits.
-    NotebookClient(exercise, km=kernel, timeout=60, allow_errors=True).execute(cleanup_kc=True)
+    build.run(exercise, build.ROOT, timeout=60, allow_errors=True)
     errors = {}
     for cell in exercise.cells:
         for output in cell.get("outputs", []):

@@ -62,9 +62,6 @@ def test_the_notebooks_that_measure_memory_are_found():
 
 @pytest.mark.parametrize("path", MEASURING, ids=lambda path: f"{path.parent.name}/{path.name}")
 def test_memory_measurements_hold_while_another_thread_allocates(path):
-    from jupyter_client.manager import KernelManager
-    from nbclient import NotebookClient
-
     nb = nbtools.read(path)
     ran = sum(1 for cell in nb.cells if cell.cell_type == "code" and cell.source.strip())
     nb.cells.insert(0, nbformat.v4.new_code_cell(ANOTHER_THREAD))
@@ -72,10 +69,7 @@ def test_memory_measurements_hold_while_another_thread_allocates(path):
     nb.cells.append(nbformat.v4.new_code_cell(
         f"time.sleep(0.2)\nassert len(_answered) >= {ran}, "
         f"f'the thread allocated beside {{len(_answered)}} of {ran} cells'"))
-    kernel = KernelManager(kernel_name="python3", kernel_spec_manager=build.CurrentPythonKernels())
-    # cleanup_kc: a kernel handed to nbclient is otherwise left running until pytest exits.
-    NotebookClient(nb, km=kernel, timeout=300, allow_errors=True,
-                   resources={"metadata": {"path": str(path.parent)}}).execute(cleanup_kc=True)
+    build.run(nb, path.parent, timeout=300, allow_errors=True)
     failed = []
     for number, cell in enumerate(nb.cells):  # numbered as the notebook's own, from 1; 0 the thread's
         if cell.cell_type != "code" or nbtools.RAISES_TAG in cell.metadata.get("tags", []):

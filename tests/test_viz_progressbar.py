@@ -45,17 +45,12 @@ def test_progress_names_a_bad_argument(steps, desc, words):
 
 def test_progress_in_a_notebook_is_one_widget_whose_saved_text_says_where_the_loop_ended():
     # nbval does not compare a bar's output, so only a kernel of its own sees this path.
-    from jupyter_client.manager import KernelManager
-    from nbclient import NotebookClient
-
     nb = nbformat.v4.new_notebook(cells=[
         nbformat.v4.new_code_cell("from tinyad.course.viz import progress\n"
                                   "list(progress(5, 'training'))"),
         nbformat.v4.new_code_cell("for step in progress(10, 'early'):\n    if step == 2:\n        break"),
     ])
-    kernel = KernelManager(kernel_name="python3", kernel_spec_manager=build.CurrentPythonKernels())
-    # cleanup_kc: a kernel handed to nbclient is otherwise left running until pytest exits.
-    NotebookClient(nb, km=kernel, timeout=60).execute(cleanup_kc=True)
+    build.run(nb, build.ROOT, timeout=60)
     whole, early = (cell.outputs for cell in nb.cells)
 
     # Shown once, as a widget, with no text bar on stderr beside it.

@@ -128,28 +128,29 @@ def notebooks_of(number: str, folder: str) -> list[Path]:
     return [ROOT / folder / name for name in sorted(stored | text_only)]
 
 
-def execute(path: Path, timeout: int) -> None:
-    """Run a notebook top to bottom on a fresh kernel and save it with its outputs."""
-    nb = source_of(path)
+def run(nb: nbformat.NotebookNode, folder: Path, timeout: int, allow_errors: bool = False) -> None:
+    """Run ``nb`` top to bottom, in place, on a fresh kernel of this Python started in ``folder``,
+    importing this clone's engine; a cell's error stops it unless ``allow_errors``."""
     # The asynchronous manager: with the synchronous one, nbclient never enforced the timeout.
     kernel = AsyncKernelManager(kernel_name="python3", kernel_spec_manager=CurrentPythonKernels())
-    client = NotebookClient(
-        nb,
-        km=kernel,
-        timeout=timeout,
-        record_timing=False,
-        resources={"metadata": {"path": str(path.parent)}},
-    )
-    start = time.perf_counter()
+    client = NotebookClient(nb, km=kernel, timeout=timeout, allow_errors=allow_errors, record_timing=False,
+                            resources={"metadata": {"path": str(folder)}})
     # A backend set outside (MPLBACKEND=Agg) would keep plots out of the notebook.
     env = {k: v for k, v in os.environ.items() if k != "MPLBACKEND"}
     # The kernel starts in the notebook's folder, where a relative PYTHONPATH (PYTHONPATH=src) names
     # no engine, or another: it would import whichever tinyad is installed, not this clone's.
     env["PYTHONPATH"] = os.pathsep.join([str(ROOT / "src"), *filter(None, [env.get("PYTHONPATH")])])
+    # cleanup_kc: nbclient shuts down only the kernels it starts, and this one it was handed
+    # (it would live on, idle, until this Python exits: one per notebook run).
+    client.execute(env=env, cleanup_kc=True)
+
+
+def execute(path: Path, timeout: int) -> None:
+    """Run a notebook top to bottom on a fresh kernel and save it with its outputs."""
+    nb = source_of(path)
+    start = time.perf_counter()
     try:
-        # cleanup_kc: nbclient shuts down only the kernels it starts, and this one it was handed
-        # (it would live on, idle, until build.py exits: one per notebook built).
-        client.execute(env=env, cleanup_kc=True)
+        run(nb, path.parent, timeout)
     except CellExecutionError as error:
         raise SystemExit(f"build.py: {shown(path)} failed, left unchanged:\n{error}")
     except CellTimeoutError:
