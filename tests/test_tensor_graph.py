@@ -965,6 +965,24 @@ def test_a_node_made_by_hand_names_a_parent_that_is_not_a_tensor(make_parents, w
         x.new_node(x.data * 2, parents=make_parents(x), op="double", backward_rule=lambda out: None)
 
 
+@pytest.mark.parametrize("parents, words", [
+    ((2.0,), r"^backward: the 'sum' node has parent 0 = 2\.0, a float: a node's parents are Tensors"),
+    (None, r"^backward: the 'sum' node's parents were set to None, a NoneType: a node's parents are a tuple"),
+])
+def test_parents_set_by_hand_after_the_op_are_named_by_backward(parents, words):
+    # The constructor refuses them; set afterwards, backward stopped at "'float' object has no
+    # attribute 'backward_rule'" from inside the walk.
+    x = Tensor([1.0, 2.0], requires_grad=True)
+    total = (x * 2).sum()
+    total.parents = parents
+    with pytest.raises(TypeError, match=words):
+        total.backward()
+    broken_rule = (x * 2).sum()  # a rule's own TypeError is left as it is: no parent is named for it
+    broken_rule.backward_rule = lambda out: None + 1
+    with pytest.raises(TypeError, match="unsupported operand"):
+        broken_rule.backward()
+
+
 def test_a_node_made_by_hand_from_a_tensor_names_it():
     # A learner's fused node computed with tinyad's ops (lesson 10): before, "NumPy cannot follow a
     # Tensor's graph (an array made of a Tensor, ...: np.array(ts), np.mean(ts), plt.plot(ts))".

@@ -20,8 +20,9 @@ keeps the nodes it has seen in a set of the nodes themselves.
 
 ``Value`` (the scalar engine) and ``Tensor`` (the array engine) are both such nodes,
 so both hand their output to the same two functions below: ``topo_sort`` and
-``walk``. Nothing else in tinyad walks a graph, except ``scalar.value.check_parents``, which
-looks over a hand-made graph the walk failed on, to name the node that broke it.
+``walk``. Nothing else in tinyad walks a graph, except ``check_parents`` (``scalar.value``'s and
+``tensor.tensor``'s), which looks over a hand-made graph the walk failed on, to name the node
+that broke it.
 
 The rules are plain functions of the node, not closures stored on it: a closure
 that refers back to its own node makes a reference cycle, and a graph full of

@@ -46,7 +46,8 @@ Decisions worth knowing:
 - The arrays of one op must be of one library and on one device: anything else is a
   ``TypeError`` naming both. Python numbers (and lists of them) join any library, on the
   other operand's device. An op's parents must be Tensors: a node made by hand (``new_node``)
-  with an array or a number among its parents is a ``TypeError`` naming which.
+  with an array or a number among its parents is a ``TypeError`` naming which, and so is, in
+  ``backward``, a node whose ``parents`` were set by hand afterwards.
 - A ``.data`` set by hand (``t.data = ...``) to what a Tensor does not hold (a Tensor, which
   ``p.data = p - lr * p.grad`` makes; a list; an array of ints) is named where it shows, never by
   a check that every op pays: where a library refuses a Tensor (NumPy's and PyTorch's hooks,
@@ -610,10 +611,14 @@ class Tensor:
             seed = self.xp.ones_like(self.data)
         else:
             seed = _seed(grad, self)
-        with grad_mode.walking():  # a rule adds into a gradient: t.grad = ... is refused until the end
-            for node in graph.walk(self, seed):
-                if node.parents and not retain_graph:
-                    node.release()
+        try:
+            with grad_mode.walking():  # a rule adds into a gradient: t.grad = ... is refused until the end
+                for node in graph.walk(self, seed):
+                    if node.parents and not retain_graph:
+                        node.release()
+        except (AttributeError, TypeError):  # parents set by hand, after the op made the node?
+            check_parents(self)  # if so, an error that names them
+            raise
 
     # -- what the walk asks of a node (tinyad.graph.Node) ------------------------
 
@@ -915,6 +920,30 @@ def _parents_not_a_tuple(parents: Any, op: str) -> TypeError:
         f"the {op!r} node got parents={parents!r:.60}, {a_type_name(parents)}: an op's parents are a "
         "tuple of Tensors, parents=(x, w), and a tuple of one needs its comma, parents=(x,)"
     )
+
+
+def check_parents(root: Tensor, who: str = "backward") -> None:
+    """A TypeError naming the first node, from ``root`` back, whose ``parents`` are not a tuple of
+    Tensors. ``new_node`` refuses such parents, so only parents set by hand afterwards come here,
+    once the walk has failed on them; it walks them itself (``topo_sort`` stops at the bad one).
+    ``who`` is what met the graph: ``backward``, or the course's drawing."""
+    seen: set[Tensor] = set()
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if node in seen:
+            continue
+        seen.add(node)
+        if not isinstance(node.parents, tuple):
+            raise TypeError(f"{who}: the {node.op!r} node's parents were set to {node.parents!r:.60}, "
+                            f"{a_type_name(node.parents)}: a node's parents are a tuple of Tensors, which "
+                            "only the op that makes it sets") from None
+        for k, parent in enumerate(node.parents):
+            if not isinstance(parent, Tensor):
+                raise TypeError(f"{who}: the {node.op!r} node has parent {k} = {parent!r:.60}, "
+                                f"{a_type_name(parent)}: a node's parents are Tensors, which only the op "
+                                "that makes it sets") from None
+            stack.append(parent)
 
 
 def _not_a_parent(parent: Any, parents: tuple, op: str) -> TypeError:

@@ -43,6 +43,7 @@ import graphviz
 
 from tinyad.graph import is_node, topo_sort
 from tinyad.scalar.value import Value, check_parents
+from tinyad.tensor.tensor import Tensor, check_parents as check_tensor_parents
 from tinyad.validation import check_count
 
 MAX_NODES = 80
@@ -155,12 +156,15 @@ def _scaled_to_fit(svg: str) -> str:
 
 def sorted_nodes(root: Any, who: str) -> list:
     """``topo_sort(root)``; for a graph of Values made by hand with a parent that is not a Value
-    (a number, None), the error that names that node, as ``backward`` gives it."""
+    (a number, None), or of Tensors whose parents were set by hand, the error that names that node,
+    as ``backward`` gives it."""
     try:
         return topo_sort(root)
     except (AttributeError, TypeError):
         if isinstance(root, Value):
             check_parents(root, who)
+        elif isinstance(root, Tensor):
+            check_tensor_parents(root, who)
         raise
 
 
