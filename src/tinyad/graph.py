@@ -20,8 +20,8 @@ keeps the nodes it has seen in a set of the nodes themselves.
 
 ``Value`` (the scalar engine) and ``Tensor`` (the array engine) are both such nodes,
 so both hand their output to the same two functions below: ``topo_sort`` and
-``walk``. Nothing else in tinyad walks a graph, except ``check_parents`` (``scalar.value``'s and
-``tensor.tensor``'s), which looks over a hand-made graph the walk failed on, to name the node
+``walk``. Nothing else in tinyad walks a graph, except ``each_node_once``, with which each
+engine's ``check_parents`` looks over a hand-made graph the walk failed on, to name the node
 that broke it.
 
 The rules are plain functions of the node, not closures stored on it: a closure
@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import inspect
 import re
-from typing import Any, Callable, Iterator, Optional, Protocol, runtime_checkable
+from typing import Any, Callable, Iterable, Iterator, Optional, Protocol, runtime_checkable
 
 from tinyad.validation import a_type_name
 
@@ -134,6 +134,23 @@ def topo_sort(root: Any) -> list:
             pending.pop()
             order.append(nodes.pop())
     return order
+
+
+def each_node_once(root: Any, parents_of: Callable[[Any], Iterable]) -> Iterator:
+    """Every node reachable from ``root`` through ``parents_of(node)``, each once, in no set order.
+
+    For the checks that look over a graph the walk failed on (each engine's ``check_parents``):
+    they check a node's parents when it is handed back, before its parents are asked for, so a
+    node that is no node is named rather than walked into."""
+    seen = set()
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if node in seen:
+            continue
+        seen.add(node)
+        yield node
+        stack.extend(parents_of(node))
 
 
 def walk(root: Any, seed: Any) -> Iterator:

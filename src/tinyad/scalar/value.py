@@ -551,13 +551,7 @@ def check_parents(root: Value, who: str = "backward") -> None:
     after the walk has failed on such a graph, so it walks the two parent fields itself
     (``parents`` leaves out a missing first parent, and ``topo_sort`` stops at a bad one).
     ``who`` is what met the graph: ``backward``, or the course's drawing and stepper."""
-    seen: set[Value] = set()
-    stack = [root]
-    while stack:
-        node = stack.pop()
-        if node in seen:
-            continue
-        seen.add(node)
+    for node in graph.each_node_once(root, lambda n: [p for p in (n.first, n.second) if p is not None]):
         if node.backward_rule is not None and node.first is None:
             raise TypeError(
                 f"{who}: the {node.op!r} node {node!r} has a backward_rule but its first parent "
@@ -573,7 +567,6 @@ def check_parents(root: Value, who: str = "backward") -> None:
                     f"{a_type_name(parent)}: a node's parents are Values (make a number a "
                     "constant leaf first, Value(number), as the operators do)"
                 ) from None
-            stack.append(parent)
 
 
 def check_gradients(root: Value, who: str = "backward") -> None:

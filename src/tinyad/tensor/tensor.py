@@ -927,13 +927,7 @@ def check_parents(root: Tensor, who: str = "backward") -> None:
     Tensors. ``new_node`` refuses such parents, so only parents set by hand afterwards come here,
     once the walk has failed on them; it walks them itself (``topo_sort`` stops at the bad one).
     ``who`` is what met the graph: ``backward``, or the course's drawing."""
-    seen: set[Tensor] = set()
-    stack = [root]
-    while stack:
-        node = stack.pop()
-        if node in seen:
-            continue
-        seen.add(node)
+    for node in graph.each_node_once(root, lambda n: n.parents):
         if not isinstance(node.parents, tuple):
             raise TypeError(f"{who}: the {node.op!r} node's parents were set to {node.parents!r:.60}, "
                             f"{a_type_name(node.parents)}: a node's parents are a tuple of Tensors, which "
@@ -943,7 +937,6 @@ def check_parents(root: Tensor, who: str = "backward") -> None:
                 raise TypeError(f"{who}: the {node.op!r} node has parent {k} = {parent!r:.60}, "
                                 f"{a_type_name(parent)}: a node's parents are Tensors, which only the op "
                                 "that makes it sets") from None
-            stack.append(parent)
 
 
 def _not_a_parent(parent: Any, parents: tuple, op: str) -> TypeError:
